@@ -1,0 +1,1 @@
+"""The question bank: authored questions, seed -> variant generators, and grading."""

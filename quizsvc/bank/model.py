@@ -1,0 +1,150 @@
+"""The question bank's public data model: what the service and the web pages rely on.
+
+This module is the contract between ``quizsvc.bank`` and its callers (``quizsvc.review``,
+``quizsvc.api``, ``quizsvc.web``). It holds only plain dataclasses; loading, generation and
+grading live in their own modules and return these types.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+
+class QuestionKind(StrEnum):
+    """Name the kinds of question the bank holds."""
+
+    NUMERIC = "numeric"  # one integer or a vector of integers, computed by the ledger core
+    CHOICE = "choice"  # single answer (one option id)
+    MULTI = "multi"  # multiple answers (a set of option ids)
+    ORDER = "order"  # put option ids in order
+    ANCHOR = "anchor"  # which file / function / field: graded like a single choice
+    FLASHCARD = "flashcard"  # front / back, self-rated, never graded
+    EXPLAIN = "explain"  # free text, stored, never auto-graded
+
+
+@dataclass(frozen=True)
+class Text:
+    """Hold one piece of text in the lesson's language (zh, primary) and English."""
+
+    zh: str
+    en: str
+
+    def get(self, lang: str) -> str:
+        """Return the text in ``lang`` ("zh" or "en"), falling back to Chinese."""
+        return self.en if lang == "en" else self.zh
+
+
+@dataclass(frozen=True)
+class SourceAnchor:
+    """Point at the vllm 0.33.0 source that backs a question."""
+
+    file: str
+    function: str
+    lines: tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Section:
+    """Name one section of a lesson (the unit of per-section self-assessment)."""
+
+    id: str
+    title: Text
+
+
+@dataclass(frozen=True)
+class Lesson:
+    """Describe one lesson: its id, title, sections and where its text lives."""
+
+    id: str
+    title: Text
+    sections: tuple[Section, ...]
+
+
+@dataclass(frozen=True)
+class Question:
+    """Describe one authored question (not yet a variant)."""
+
+    id: str
+    lesson: str
+    kind: QuestionKind
+    section: str
+    tags: tuple[str, ...]
+    anchors: tuple[SourceAnchor, ...]
+    title: Text
+
+
+@dataclass(frozen=True)
+class Option:
+    """One selectable option of a choice, multi, order or anchor question."""
+
+    id: str
+    text: Text
+
+
+@dataclass(frozen=True)
+class AnswerInput:
+    """Say what shape of answer a variant expects, so a client can render the right input.
+
+    ``type`` is one of "integer", "vector", "choice", "multi", "order", "text", "flashcard".
+    ``length`` is the vector length (vector only); ``labels`` name each vector element
+    (e.g. request ids); ``options`` are shown for choice / multi / order / anchor.
+    """
+
+    type: str
+    length: int | None = None
+    labels: tuple[str, ...] = ()
+    options: tuple[Option, ...] = ()
+
+
+@dataclass(frozen=True)
+class Misconception:
+    """A named wrong model and the answer it would give for this variant."""
+
+    id: str
+    name: Text
+    answer: Any
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One reproducible instance of a question: ``(question_id, seed, bank_version)``.
+
+    ``prompt`` and ``params`` (parameters as displayed) may be shown before grading;
+    ``answer``, ``solution`` and ``misconceptions`` must never leave the server before the
+    learner has earned them. For numeric questions ``scenario`` is the FORMAT.md ledger
+    scenario the answer was computed from and ``answer_ref`` holds one JSON Pointer per answer
+    element into its trace. Flashcards put their back side in ``solution``.
+    """
+
+    question_id: str
+    seed: int
+    bank_version: str
+    kind: QuestionKind
+    prompt: Text
+    params: dict[str, Any]
+    input: AnswerInput
+    answer: Any
+    solution: Text
+    misconceptions: tuple[Misconception, ...] = ()
+    lesson_link: str = ""
+    scenario: dict[str, Any] | None = None
+    answer_ref: tuple[str, ...] = ()
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Grade:
+    """The server's verdict on one submitted answer.
+
+    A ``parse_error`` (not a number, wrong length, unknown option) means the answer was not
+    graded and must cost no attempt; ``score`` is in [0, 1] (partial credit for vectors);
+    ``misconception`` names the wrong model whose answer matched, if any.
+    """
+
+    correct: bool
+    score: float
+    parse_error: str | None = None
+    misconception: Misconception | None = None
+    per_element: tuple[bool, ...] = ()
