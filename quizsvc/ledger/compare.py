@@ -1,0 +1,62 @@
+"""Compare a trace against a recorded golden trace, field by field (FORMAT.md "Compared fields")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+STEP_FIELDS = (
+    ("schedule", "total_num_scheduled_tokens"),
+    ("schedule", "num_scheduled_tokens"),
+    ("schedule", "scheduled_spec_decode_tokens"),
+    ("schedule", "preempted_ids"),
+    ("update", "finished_ids"),
+)
+REQUEST_FIELDS = (
+    ("after_schedule", "status"),
+    ("after_schedule", "num_computed_tokens"),
+    ("after_update", "status"),
+    ("after_update", "num_tokens"),
+    ("after_update", "num_tokens_with_spec"),
+    ("after_update", "num_computed_tokens"),
+    ("after_update", "num_output_tokens"),
+)
+
+
+def compare_traces(expected: dict[str, Any], actual: dict[str, Any]) -> list[str]:
+    """Return one line per compared field that differs (empty when the traces agree)."""
+    problems: list[str] = []
+    actual_steps = {step["step"]: step for step in actual.get("steps", [])}
+    for golden in expected.get("steps", []):
+        number = golden["step"]
+        mine = actual_steps.get(number)
+        if mine is None:
+            problems.append(f"step {number}: missing")
+            continue
+        for part, name in STEP_FIELDS:
+            want = (golden.get(part) or {}).get(name) if golden.get(part) is not None else None
+            if golden.get(part) is None:
+                if mine.get(part) is not None:
+                    problems.append(f"step {number}: {part} should be null")
+                continue
+            got = (mine.get(part) or {}).get(name)
+            if want != got:
+                problems.append(f"step {number}: {part}.{name} want {want} got {got}")
+        for request_id, golden_request in golden.get("requests", {}).items():
+            mine_request = mine.get("requests", {}).get(request_id)
+            if mine_request is None:
+                problems.append(f"step {number}: request {request_id} missing")
+                continue
+            for part, name in REQUEST_FIELDS:
+                if part not in golden_request:
+                    continue
+                want = golden_request[part][name]
+                got = (mine_request.get(part) or {}).get(name)
+                if want != got:
+                    problems.append(
+                        f"step {number}: {request_id}.{part}.{name} want {want} got {got}"
+                    )
+    extra = sorted(set(actual_steps) - {s["step"] for s in expected.get("steps", [])})
+    if extra:
+        problems.append(f"extra steps {extra}")
+    return problems
+
