@@ -1,0 +1,51 @@
+"""Shape flask-smorest for this service: strict query strings and the one error envelope.
+
+webargs excludes unknown query-string keys by default; this service refuses them (422 naming
+the key), as it does for JSON bodies. Headers and cookies keep "exclude": browsers send many.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import flask_smorest
+import marshmallow as ma
+from webargs.flaskparser import FlaskParser
+
+from quizsvc.errors import handle_http_exception
+
+
+class StrictParser(FlaskParser):
+    """Raise on unknown keys in the query string, the JSON body and forms."""
+
+    DEFAULT_UNKNOWN_BY_LOCATION: ClassVar[dict[str, str | None]] = {
+        **FlaskParser.DEFAULT_UNKNOWN_BY_LOCATION,
+        "querystring": ma.RAISE,
+        "query": ma.RAISE,
+    }
+
+
+class ErrorEnvelopeSchema(ma.Schema):
+    """Document the error envelope every failing response carries."""
+
+    code = ma.fields.String(metadata={"description": "machine word, e.g. validation_error"})
+    status = ma.fields.Integer(metadata={"description": "HTTP status"})
+    message = ma.fields.String(metadata={"description": "one human sentence"})
+    errors = ma.fields.Dict(metadata={
+        "description": "field detail: {location: {field: [reason, ...]}}"})
+
+
+class ApiBlueprint(flask_smorest.Blueprint):
+    """A flask-smorest blueprint whose arguments are parsed strictly."""
+
+    ARGUMENTS_PARSER = StrictParser()
+
+
+class Api(flask_smorest.Api):
+    """flask-smorest's Api with the service's error envelope in place of its own."""
+
+    ERROR_SCHEMA = ErrorEnvelopeSchema
+
+    def handle_http_exception(self, error: Any) -> Any:
+        """Answer HTTP errors with the one envelope."""
+        return handle_http_exception(error)

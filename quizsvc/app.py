@@ -1,0 +1,70 @@
+"""Build the Flask application: configuration, database, identity, API blueprints, web pages.
+
+``create_app(config)`` is the only way to get an app (no module-level app): configuration is
+read from ``QUIZSVC_*`` environment variables, then ``config`` overrides it (tests pass
+``DATABASE_URL``, ``BANK``, ``CLOCK``, ``RANDOM_SEED``). gunicorn runs
+``quizsvc.app:create_app()``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from typing import Any
+
+from flask import Flask
+
+from quizsvc import errors
+from quizsvc.api import identity
+from quizsvc.api.blueprint import Api
+from quizsvc.config import default_database_url, from_environment
+from quizsvc.store import migrate
+from quizsvc.store.session import Database
+
+API_BLUEPRINTS: tuple[str, ...] = (
+    "quizsvc.api.health",
+    "quizsvc.api.resources.me",
+)
+
+
+def create_app(config: dict[str, Any] | None = None) -> Flask:
+    """Create and configure one application instance."""
+    app = Flask("quizsvc")
+    app.config.update(from_environment())
+    app.config.update(
+        API_TITLE="quizsvc",
+        API_VERSION="1",
+        OPENAPI_VERSION="3.0.3",
+        OPENAPI_URL_PREFIX="/api",
+        OPENAPI_JSON_PATH="openapi.json",
+        JSON_SORT_KEYS=False,
+    )
+    if config:
+        app.config.update(config)
+    if not app.config.get("DATABASE_URL"):
+        Path(app.instance_path).mkdir(parents=True, exist_ok=True)
+        app.config["DATABASE_URL"] = default_database_url(app.instance_path)
+
+    Database().init_app(app)
+    app.extensions["quizsvc.migration_head"] = migrate.head_revision()
+    identity.init_app(app)
+
+    api = Api(app, spec_kwargs={"info": {"description": (
+        "Closed-book quizzes and spaced repetition on vLLM 0.33.0's V1 scheduler ledger. "
+        "State-changing requests must echo the csrf_token cookie in X-CSRF-Token.")}})
+    for module_name in API_BLUEPRINTS:
+        api.register_blueprint(importlib.import_module(module_name).blp)
+    register_web(app)
+    errors.register_error_handlers(app)
+    return app
+
+
+def register_web(app: Flask) -> None:
+    """Register the server-rendered pages when ``quizsvc.web.views`` exists."""
+    try:
+        views = importlib.import_module("quizsvc.web.views")
+    except ModuleNotFoundError as error:
+        if error.name != "quizsvc.web.views":
+            raise
+        return
+    app.register_blueprint(views.bp)

@@ -1,0 +1,314 @@
+"""Declare the tables: identity, self-assessments, study sessions, attempts, fsrs state, mastery.
+
+The records the lesson keeps apart live in separate tables on purpose: ``self_assessment``
+(per browser, the learner's own opinion) never shares a row or a foreign key with ``mastery``
+(per learner, written only by ``quizsvc.review.mastery``). fsrs state is stored in real columns
+(``review_card``) with its log (``review_log``), so due queues are plain indexed queries.
+
+Models hold no queries and never commit; the service functions in ``quizsvc.api.services`` do.
+``migrations/`` is the schema: ``alembic check`` keeps these declarations and it in step.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any, ClassVar
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    CheckConstraint,
+    DateTime,
+    Dialect,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    SmallInteger,
+    String,
+    Text,
+    TypeDecorator,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+ID_LENGTH = 32  # opaque ids: secrets.token_urlsafe(16) is 22 characters (128 bits)
+REF_LENGTH = 200  # question ids and lesson section ids
+HASH_LENGTH = 64  # sha256 hex
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """Store timezone-aware datetimes and always read them back as UTC.
+
+    SQLite drops tzinfo; PostgreSQL returns the session's zone. Naive values are refused on
+    write so that no local clock sneaks in.
+    """
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        """Refuse naive datetimes and convert aware ones to UTC."""
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime; pass a timezone-aware UTC datetime")
+        value = value.astimezone(UTC)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect
+                             ) -> datetime | None:
+        """Attach UTC to what SQLite returns naive; convert PostgreSQL's aware values to UTC."""
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            return value.replace(tzinfo=UTC)
+        return value.astimezone(UTC)
+
+
+class Base(DeclarativeBase):
+    """Share one metadata with the constraint naming convention Alembic relies on."""
+
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+    type_annotation_map: ClassVar[dict[Any, Any]] = {datetime: UTCDateTime()}
+
+
+class Learner(Base):
+    """One person: owns attempts, review cards and mastery records across linked browsers."""
+
+    __tablename__ = "learner"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    created_at: Mapped[datetime]
+
+
+class Browser(Base):
+    """One browser, known by the sha256 of its opaque cookie id; belongs to one learner."""
+
+    __tablename__ = "browser"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    learner_id: Mapped[int] = mapped_column(
+        ForeignKey("learner.id", ondelete="CASCADE"), index=True)
+    token_hash: Mapped[str] = mapped_column(String(HASH_LENGTH), unique=True)
+    created_at: Mapped[datetime]
+    linked_at: Mapped[datetime | None]
+
+
+class LinkCode(Base):
+    """A one-time, expiring code that links another browser to a learner (hashed at rest)."""
+
+    __tablename__ = "link_code"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    learner_id: Mapped[int] = mapped_column(
+        ForeignKey("learner.id", ondelete="CASCADE"), index=True)
+    code_hash: Mapped[str] = mapped_column(String(HASH_LENGTH), unique=True)
+    created_at: Mapped[datetime]
+    expires_at: Mapped[datetime]
+    used_at: Mapped[datetime | None]
+    used_by_browser_id: Mapped[int | None] = mapped_column(
+        ForeignKey("browser.id", ondelete="SET NULL"))
+
+
+class SelfAssessment(Base):
+    """A browser's own rating (1 "not yet" .. 4 "solid") of a question or lesson section.
+
+    Kept per browser and read only by the self-assessment endpoints and calibration; the
+    mastery policy never sees this table.
+    """
+
+    __tablename__ = "self_assessment"
+    __table_args__ = (
+        UniqueConstraint("browser_id", "ref"),
+        CheckConstraint("rating BETWEEN 1 AND 4", name="rating_range"),
+        CheckConstraint("ref_kind IN ('question', 'section')", name="ref_kind_known"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    browser_id: Mapped[int] = mapped_column(
+        ForeignKey("browser.id", ondelete="CASCADE"), index=True)
+    ref: Mapped[str] = mapped_column(String(REF_LENGTH))
+    ref_kind: Mapped[str] = mapped_column(String(16))
+    rating: Mapped[int] = mapped_column(SmallInteger)
+    note: Mapped[str | None] = mapped_column(Text)
+    updated_at: Mapped[datetime]
+
+
+class StudySession(Base):
+    """A closed-book session: an ordered list of questions picked when it started."""
+
+    __tablename__ = "study_session"
+    __table_args__ = (CheckConstraint("mode IN ('review', 'quiz')", name="mode_known"),)
+
+    id: Mapped[str] = mapped_column(String(ID_LENGTH), primary_key=True)
+    learner_id: Mapped[int] = mapped_column(
+        ForeignKey("learner.id", ondelete="CASCADE"), index=True)
+    lesson: Mapped[str] = mapped_column(String(REF_LENGTH))
+    mode: Mapped[str] = mapped_column(String(16))
+    size: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime]
+
+
+class SessionItem(Base):
+    """One slot of a study session: which question, and the variant served for it."""
+
+    __tablename__ = "session_item"
+    __table_args__ = (UniqueConstraint("session_id", "position"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    session_id: Mapped[str] = mapped_column(
+        ForeignKey("study_session.id", ondelete="CASCADE"))
+    position: Mapped[int] = mapped_column(Integer)
+    question_id: Mapped[str] = mapped_column(String(REF_LENGTH))
+    reason: Mapped[str] = mapped_column(String(16))  # "due" | "new" | "practice"
+    variant_id: Mapped[str | None] = mapped_column(
+        ForeignKey("served_variant.id", ondelete="SET NULL"))
+
+
+class ServedVariant(Base):
+    """A variant handed to a learner: ``(question_id, seed, bank_version)`` behind an opaque id.
+
+    The seed never leaves the server. ``open_book`` turns true if the learner reads the
+    lesson while this variant is open (served, not yet answered).
+    """
+
+    __tablename__ = "served_variant"
+
+    id: Mapped[str] = mapped_column(String(ID_LENGTH), primary_key=True)
+    learner_id: Mapped[int] = mapped_column(
+        ForeignKey("learner.id", ondelete="CASCADE"), index=True)
+    question_id: Mapped[str] = mapped_column(String(REF_LENGTH))
+    lesson: Mapped[str] = mapped_column(String(REF_LENGTH))
+    kind: Mapped[str] = mapped_column(String(16))
+    seed: Mapped[int] = mapped_column(BigInteger)
+    bank_version: Mapped[str] = mapped_column(String(64))
+    served_at: Mapped[datetime]
+    answered: Mapped[bool] = mapped_column(Boolean, default=False)
+    open_book: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class Attempt(Base):
+    """One answer to one variant: the grade, the timing, closed-book or not, the explanation.
+
+    ``graded`` is false for flashcards and free-text questions (self-rated, never graded).
+    ``revealed_at`` is when the correct answer and solution were shown: at once for a right
+    answer or an ungraded card, only after ``explanation`` for a wrong one.
+    """
+
+    __tablename__ = "attempt"
+    __table_args__ = (
+        UniqueConstraint("learner_id", "idempotency_key"),
+        Index("ix_attempt_learner_id_question_id", "learner_id", "question_id"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    learner_id: Mapped[int] = mapped_column(ForeignKey("learner.id", ondelete="CASCADE"))
+    variant_id: Mapped[str] = mapped_column(
+        ForeignKey("served_variant.id", ondelete="CASCADE"), unique=True)
+    question_id: Mapped[str] = mapped_column(String(REF_LENGTH))
+    lesson: Mapped[str] = mapped_column(String(REF_LENGTH))
+    kind: Mapped[str] = mapped_column(String(16))
+    seed: Mapped[int] = mapped_column(BigInteger)
+    bank_version: Mapped[str] = mapped_column(String(64))
+    answer: Mapped[Any] = mapped_column(JSON, nullable=True)
+    graded: Mapped[bool] = mapped_column(Boolean)
+    correct: Mapped[bool | None] = mapped_column(Boolean)
+    score: Mapped[float | None] = mapped_column(Float)
+    misconception_id: Mapped[str | None] = mapped_column(String(REF_LENGTH))
+    served_at: Mapped[datetime]
+    submitted_at: Mapped[datetime]
+    duration_ms: Mapped[int] = mapped_column(Integer)
+    closed_book: Mapped[bool] = mapped_column(Boolean)
+    explanation: Mapped[str | None] = mapped_column(Text)
+    explained_at: Mapped[datetime | None]
+    revealed_at: Mapped[datetime | None]
+    idempotency_key: Mapped[str] = mapped_column(String(REF_LENGTH))
+    request_digest: Mapped[str] = mapped_column(String(HASH_LENGTH))
+
+
+class ReviewCard(Base):
+    """One fsrs card per learner and question, its state in real columns.
+
+    Mirrors ``fsrs.Card``: ``state`` (1 Learning, 2 Review, 3 Relearning), ``step``,
+    ``stability``, ``difficulty``, ``due``, ``last_review``.
+    """
+
+    __tablename__ = "review_card"
+    __table_args__ = (
+        UniqueConstraint("learner_id", "question_id"),
+        Index("ix_review_card_learner_id_due", "learner_id", "due"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    learner_id: Mapped[int] = mapped_column(ForeignKey("learner.id", ondelete="CASCADE"))
+    question_id: Mapped[str] = mapped_column(String(REF_LENGTH))
+    lesson: Mapped[str] = mapped_column(String(REF_LENGTH))
+    state: Mapped[int] = mapped_column(SmallInteger)
+    step: Mapped[int | None] = mapped_column(SmallInteger)
+    stability: Mapped[float | None] = mapped_column(Float)
+    difficulty: Mapped[float | None] = mapped_column(Float)
+    due: Mapped[datetime]
+    last_review: Mapped[datetime | None]
+    created_at: Mapped[datetime]
+
+
+class ReviewLog(Base):
+    """One fsrs review of a card, with the card's state before it (so a rating can be redone).
+
+    A right answer is logged as Good at once; if the learner then picks Hard or Easy the same
+    row is re-rated from the ``*_before`` snapshot.
+    """
+
+    __tablename__ = "review_log"
+    __table_args__ = (CheckConstraint("rating BETWEEN 1 AND 4", name="rating_range"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    card_id: Mapped[int] = mapped_column(
+        ForeignKey("review_card.id", ondelete="CASCADE"), index=True)
+    learner_id: Mapped[int] = mapped_column(
+        ForeignKey("learner.id", ondelete="CASCADE"), index=True)
+    attempt_id: Mapped[int | None] = mapped_column(
+        ForeignKey("attempt.id", ondelete="SET NULL"), unique=True)
+    rating: Mapped[int] = mapped_column(SmallInteger)
+    reviewed_at: Mapped[datetime]
+    duration_ms: Mapped[int | None] = mapped_column(Integer)
+    rated_by_learner: Mapped[bool] = mapped_column(Boolean)
+    state_before: Mapped[int] = mapped_column(SmallInteger)
+    step_before: Mapped[int | None] = mapped_column(SmallInteger)
+    stability_before: Mapped[float | None] = mapped_column(Float)
+    difficulty_before: Mapped[float | None] = mapped_column(Float)
+    due_before: Mapped[datetime]
+    last_review_before: Mapped[datetime | None]
+
+
+class Mastery(Base):
+    """Per learner and question: the mastery policy's verdict and the attempts behind it.
+
+    Written only by ``quizsvc.review.mastery`` through the attempt use cases; no endpoint
+    writes it directly and nothing derived from self-assessments or flashcards reaches it.
+    """
+
+    __tablename__ = "mastery"
+    __table_args__ = (UniqueConstraint("learner_id", "question_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    learner_id: Mapped[int] = mapped_column(
+        ForeignKey("learner.id", ondelete="CASCADE"), index=True)
+    question_id: Mapped[str] = mapped_column(String(REF_LENGTH))
+    lesson: Mapped[str] = mapped_column(String(REF_LENGTH))
+    mastered: Mapped[bool] = mapped_column(Boolean)
+    mastered_at: Mapped[datetime | None]
+    evidence: Mapped[list[int]] = mapped_column(JSON)
+    policy: Mapped[str] = mapped_column(String(32))
+    evaluated_at: Mapped[datetime]

@@ -1,0 +1,140 @@
+"""A small in-memory question bank with the real bank's interface, for service tests.
+
+It implements what the service calls on ``quizsvc.bank.Bank`` (``version``, ``lessons``,
+``questions``, ``questions_for``, ``variant``, ``grade``, ``lesson_text``) with one question
+of each kind the service treats differently: a numeric vector (partial credit and a
+misconception), a single choice, a flashcard and a free-text explanation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from quizsvc.bank.model import (
+    AnswerInput,
+    Grade,
+    Lesson,
+    Misconception,
+    Option,
+    Question,
+    QuestionKind,
+    Section,
+    SourceAnchor,
+    Text,
+    Variant,
+)
+
+LESSON_ID = "27-vllm-v1-ledger"
+BUDGET_ANCHOR = SourceAnchor("vllm/v1/core/sched/scheduler.py", "schedule", (800, 871))
+
+
+def question(qid: str, kind: QuestionKind, section: str) -> Question:
+    """Build a fake question in the fake lesson."""
+    return Question(id=qid, lesson=LESSON_ID, kind=kind, section=section, tags=("fake",),
+                    anchors=(BUDGET_ANCHOR,), title=Text(zh=f"题 {qid}", en=f"Question {qid}"))
+
+
+@dataclass
+class FakeBank:
+    """Serve four deterministic questions; ``variant`` depends only on (question, seed)."""
+
+    version: str = "fake-1"
+    lessons: tuple[Lesson, ...] = (
+        Lesson(id=LESSON_ID, title=Text(zh="vLLM 调度账本", en="The vLLM scheduling ledger"),
+               sections=(Section("budget", Text(zh="预算", en="Budgets")),
+                         Section("spec", Text(zh="投机", en="Speculation")))),
+    )
+    questions: tuple[Question, ...] = (
+        question("budget-split", QuestionKind.NUMERIC, "budget"),
+        question("running-first", QuestionKind.CHOICE, "budget"),
+        question("computed-card", QuestionKind.FLASHCARD, "spec"),
+        question("why-rollback", QuestionKind.EXPLAIN, "spec"),
+    )
+    calls: dict[str, int] = field(default_factory=dict)
+
+    def questions_for(self, lesson_id: str) -> tuple[Question, ...]:
+        """Return the questions of one lesson, in bank order."""
+        return tuple(q for q in self.questions if q.lesson == lesson_id)
+
+    def question(self, question_id: str) -> Question:
+        """Return one question or raise KeyError."""
+        for q in self.questions:
+            if q.id == question_id:
+                return q
+        raise KeyError(question_id)
+
+    def variant(self, question_id: str, seed: int) -> Variant:
+        """Build the variant of ``question_id`` for ``seed`` (KeyError if unknown)."""
+        self.calls[question_id] = self.calls.get(question_id, 0) + 1
+        q = self.question(question_id)
+        common = {"question_id": q.id, "seed": seed, "bank_version": self.version,
+                  "kind": q.kind, "lesson_link": f"/lessons/{LESSON_ID}#{q.section}"}
+        if q.kind is QuestionKind.NUMERIC:
+            need_a = 1 + seed % 5
+            budget = 8
+            answer = [need_a, budget - need_a]
+            return Variant(
+                **common,
+                prompt=Text(zh=f"预算{budget},A需{need_a},B需10。分配?",
+                            en=f"Budget {budget}; A needs {need_a}, B needs 10. Allocation?"),
+                params={"token_budget": budget, "demand_A": need_a, "demand_B": 10},
+                input=AnswerInput(type="vector", length=2, labels=("A", "B")),
+                answer=answer,
+                solution=Text(zh="running 先分配。", en="Running requests are served first."),
+                misconceptions=(Misconception("even-split", Text(zh="平分", en="Split evenly"),
+                                              [budget // 2, budget // 2]),),
+                scenario={"config": {"max_num_batched_tokens": budget}, "requests": []},
+                answer_ref=("/steps/0/schedule/num_scheduled_tokens/A",
+                            "/steps/0/schedule/num_scheduled_tokens/B"),
+            )
+        if q.kind is QuestionKind.CHOICE:
+            return Variant(
+                **common,
+                prompt=Text(zh="谁先获得预算?", en="Which queue gets budget first?"),
+                params={},
+                input=AnswerInput(type="choice", options=(
+                    Option("running", Text(zh="running", en="running")),
+                    Option("waiting", Text(zh="waiting", en="waiting")))),
+                answer="running",
+                solution=Text(zh="running 先。", en="running first."),
+                misconceptions=(Misconception("fifo", Text(zh="先来先服务", en="FIFO"),
+                                              "waiting"),),
+            )
+        if q.kind is QuestionKind.FLASHCARD:
+            return Variant(
+                **common, prompt=Text(zh="num_computed_tokens 是什么?",
+                                      en="What is num_computed_tokens?"),
+                params={}, input=AnswerInput(type="flashcard"), answer=None,
+                solution=Text(zh="调度账本。", en="The scheduling ledger."))
+        return Variant(
+            **common, prompt=Text(zh="为什么 C 回退?", en="Why does C roll back?"),
+            params={}, input=AnswerInput(type="text"), answer=None,
+            solution=Text(zh="被拒绝的 draft。", en="Rejected drafts."))
+
+    def grade(self, variant: Variant, raw_answer: Any) -> Grade:
+        """Grade an answer the way the real bank does (parse errors cost nothing)."""
+        if variant.kind is QuestionKind.NUMERIC:
+            if (not isinstance(raw_answer, list) or len(raw_answer) != 2
+                    or not all(isinstance(x, int) and not isinstance(x, bool)
+                               for x in raw_answer)):
+                return Grade(correct=False, score=0.0,
+                             parse_error="expected a list of 2 integers")
+            per = tuple(a == b for a, b in zip(raw_answer, variant.answer, strict=True))
+            hit = next((m for m in variant.misconceptions if m.answer == raw_answer), None)
+            return Grade(correct=all(per), score=sum(per) / len(per), per_element=per,
+                         misconception=hit)
+        if variant.kind is QuestionKind.CHOICE:
+            options = {o.id for o in variant.input.options}
+            if raw_answer not in options:
+                return Grade(correct=False, score=0.0, parse_error="unknown option")
+            hit = next((m for m in variant.misconceptions if m.answer == raw_answer), None)
+            right = raw_answer == variant.answer
+            return Grade(correct=right, score=float(right), misconception=hit)
+        raise ValueError(f"{variant.kind} questions are not graded")
+
+    def lesson_text(self, lesson_id: str, lang: str) -> str:
+        """Return the lesson's text (KeyError for an unknown lesson)."""
+        if lesson_id != LESSON_ID:
+            raise KeyError(lesson_id)
+        return "同一个队列不代表同一种计算" if lang != "en" else "One queue, many computations"
