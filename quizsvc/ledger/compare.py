@@ -60,3 +60,45 @@ def compare_traces(expected: dict[str, Any], actual: dict[str, Any]) -> list[str
         problems.append(f"extra steps {extra}")
     return problems
 
+
+
+def check_expectations(scenario: dict[str, Any], trace: dict[str, Any]) -> list[str]:
+    """Check a scenario's own ``expect`` list against a trace; return the mismatches.
+
+    Step-level keys name schedule or update fields (or ``kv_free_blocks``); a ``request``
+    entry checks snapshot fields, where ``N_minus_C`` means ``num_tokens - num_computed_tokens``.
+    """
+    problems: list[str] = []
+    steps = {record["step"]: record for record in trace["steps"]}
+    for expectation in scenario.get("expect", []):
+        number = expectation["step"]
+        record = steps.get(number)
+        if record is None:
+            problems.append(f"step {number}: missing")
+            continue
+        for key, want in expectation.items():
+            if key in ("step", "request") or key.endswith("_schedule") or key == "after_update":
+                continue
+            if key == "kv_free_blocks":
+                got = record.get(key)
+            elif key == "finished_ids":
+                got = (record.get("update") or {}).get(key)
+            else:
+                got = (record.get("schedule") or {}).get(key)
+            if got != want:
+                problems.append(f"step {number}: {key} want {want} got {got}")
+        request_id = expectation.get("request")
+        if request_id is None:
+            continue
+        entry = record["requests"].get(request_id, {})
+        for part in ("before_schedule", "after_schedule", "after_update"):
+            snapshot = entry.get(part) or {}
+            for field, want in expectation.get(part, {}).items():
+                if field == "N_minus_C":
+                    got = snapshot.get("num_tokens", 0) - snapshot.get("num_computed_tokens", 0)
+                else:
+                    got = snapshot.get(field)
+                if got != want:
+                    problems.append(f"step {number}: {request_id}.{part}.{field} want {want} "
+                                    f"got {got}")
+    return problems

@@ -211,6 +211,8 @@ class Engine:
                 "returned": returned,
                 "finished_ids": sorted(result.finished_ids),
                 "finish_reasons": result.finish_reasons,
+                "rolled_back": result.rejected,
+                "trimmed": result.trimmed,
             }
         return result
 
@@ -292,6 +294,7 @@ def schedule_record(output: SchedulerOutput) -> dict[str, Any]:
             rid: len(drafts) for rid, drafts in output.scheduled_spec_decode_tokens.items()
         },
         "new_req_ids": list(output.new_req_ids),
+        "new_req_num_computed_tokens": dict(output.new_req_num_computed_tokens),
         "resumed_req_ids": list(output.resumed_req_ids),
         "preempted_ids": sorted(output.preempted_req_ids),
         "finished_ids_notified": sorted(output.finished_req_ids),
