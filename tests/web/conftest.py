@@ -1,0 +1,138 @@
+"""Web fixtures: the app served on loopback for a real browser, and Chromium driven by Playwright.
+
+- ``live_server``: one app per test session on a migrated SQLite file, served by
+  ``werkzeug.serving.make_server`` in a thread on 127.0.0.1 and a free port. A real server
+  (not the rolled-back test connection) because the browser talks to it over HTTP.
+- ``browser``: Debian's ``/usr/bin/chromium`` launched headless through Playwright; Playwright
+  never downloads a browser. Missing Chromium skips locally and fails under ``CI``, like the
+  PostgreSQL half of the suite.
+- ``page`` / ``nojs_page``: a fresh browser context (its own cookies, so its own learner) with
+  JavaScript on or off.
+- ``shot(page, name)``: save a full-page screenshot under ``test-output/screenshots/``.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from werkzeug.serving import make_server
+
+from quizsvc import create_app
+from quizsvc.store import migrate
+from quizsvc.store.session import make_engine
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--headless",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-component-update",
+    "--disable-sync",
+]
+PHONE = {"width": 390, "height": 844}
+
+
+@dataclass(frozen=True)
+class LiveServer:
+    """Name a running app: its base URL and the app object (for service calls in asserts)."""
+
+    url: str
+    app: Any
+
+
+@pytest.fixture(scope="session")
+def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """Serve the app on 127.0.0.1 and a free port for the whole test session."""
+    path = tmp_path_factory.mktemp("live") / "quizsvc-live.sqlite3"
+    url = f"sqlite:///{path}"
+    engine = make_engine(url)
+    with engine.connect() as connection:
+        migrate.upgrade(connection, "head")
+        connection.commit()
+    engine.dispose()
+    app = create_app({"DATABASE_URL": url, "SECRET_KEY": "browser-test-secret",
+                      "RANDOM_SEED": 20261108})
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, name="live-server", daemon=True)
+    thread.start()
+    try:
+        yield LiveServer(f"http://127.0.0.1:{server.server_port}", app)
+    finally:
+        server.shutdown()
+        thread.join(timeout=10)
+        server.server_close()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """Launch Debian's Chromium once per session (never a downloaded browser)."""
+    if not os.access(CHROMIUM, os.X_OK):
+        reason = f"{CHROMIUM} is missing: apt-get install -y chromium (scripts/test does)"
+        if os.environ.get("CI"):
+            pytest.fail(f"{reason}; CI must run the browser tests", pytrace=False)
+        pytest.skip(reason)
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+def _context(browser: Any, live_server: LiveServer, javascript: bool) -> Any:
+    context = browser.new_context(
+        base_url=live_server.url, viewport=PHONE, java_script_enabled=javascript, locale="zh-CN"
+    )
+    context.set_default_timeout(10_000)
+    return context
+
+
+@pytest.fixture
+def page(browser: Any, live_server: LiveServer) -> Iterator[Any]:
+    """Yield a page in a fresh context (a new learner) with JavaScript on, phone-sized."""
+    context = _context(browser, live_server, javascript=True)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    yield page
+    context.close()
+    assert not errors, f"JavaScript errors on the page: {errors}"
+
+
+@pytest.fixture
+def nojs_page(browser: Any, live_server: LiveServer) -> Iterator[Any]:
+    """Yield a page in a fresh context with JavaScript switched off."""
+    context = _context(browser, live_server, javascript=False)
+    page = context.new_page()
+    yield page
+    context.close()
+
+
+@pytest.fixture(scope="session")
+def screenshot_dir(pytestconfig: pytest.Config) -> Path:
+    """Return the test run's screenshot folder, ``test-output/screenshots/``."""
+    folder = Path(pytestconfig.rootpath) / "test-output" / "screenshots"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@pytest.fixture
+def shot(screenshot_dir: Path) -> Callable[[Any, str], Path]:
+    """Return ``shot(page, name)``, which saves a full-page PNG and returns its path."""
+
+    def take(page: Any, name: str) -> Path:
+        path = screenshot_dir / f"{name}.png"
+        page.screenshot(path=str(path), full_page=True)
+        return path
+
+    return take
