@@ -24,6 +24,14 @@ from quizsvc.store.session import Database
 API_BLUEPRINTS: tuple[str, ...] = (
     "quizsvc.api.health",
     "quizsvc.api.resources.me",
+    "quizsvc.api.resources.lessons",
+    "quizsvc.api.resources.sessions",
+    "quizsvc.api.resources.attempts",
+    "quizsvc.api.resources.reviews",
+    "quizsvc.api.resources.self_assessments",
+    "quizsvc.api.resources.portability",
+    "quizsvc.api.resources.simulate",
+    "quizsvc.api.resources.author",
 )
 
 

@@ -6,8 +6,17 @@ fields are ``dump_only``. Validators raise ``ValidationError``, as marshmallow 4
 
 from __future__ import annotations
 
+from datetime import UTC
+
 import marshmallow as ma
 from marshmallow import fields, validate
+
+from quizsvc.api.services.catalog import LANGUAGES
+from quizsvc.api.services.portability import EXPORT_FORMAT
+from quizsvc.api.services.study import MODES
+from quizsvc.bank.model import QuestionKind
+
+RATING_NAMES = ("again", "hard", "good", "easy")
 
 
 class HealthSchema(ma.Schema):
@@ -45,3 +54,457 @@ class LinkRequestSchema(ma.Schema):
     """Link this browser to the learner who issued ``code``."""
 
     code = fields.String(required=True, validate=validate.Length(min=1, max=64))
+
+
+class StrictSchema(ma.Schema):
+    """Refuse unknown keys (marshmallow's default, stated so nobody relaxes it by accident)."""
+
+    class Meta:
+        unknown = ma.RAISE
+
+
+AWARE = {"format": "iso", "default_timezone": UTC}
+
+
+class TextSchema(ma.Schema):
+    """A text in Chinese (the lesson's language) and English."""
+
+    zh = fields.String(dump_only=True)
+    en = fields.String(dump_only=True)
+
+
+class SectionSchema(ma.Schema):
+    """One lesson section: the unit of per-section self-assessment."""
+
+    id = fields.String(dump_only=True)
+    title = fields.Nested(TextSchema, dump_only=True)
+
+
+class LessonSummarySchema(ma.Schema):
+    """A lesson as listed."""
+
+    id = fields.String(dump_only=True)
+    title = fields.Nested(TextSchema, dump_only=True)
+    sections = fields.List(fields.Nested(SectionSchema), dump_only=True)
+    questions = fields.Integer(dump_only=True)
+    kinds = fields.Dict(keys=fields.String(), values=fields.Integer(), dump_only=True)
+
+
+class LanguageQuerySchema(StrictSchema):
+    """Choose the lesson text's language (Chinese is the original)."""
+
+    lang = fields.String(load_default="zh", validate=validate.OneOf(LANGUAGES))
+
+
+class QuestionBriefSchema(ma.Schema):
+    """A question's identity, without any variant."""
+
+    id = fields.String(dump_only=True)
+    kind = fields.String(dump_only=True)
+    section = fields.String(dump_only=True)
+    title = fields.Nested(TextSchema, dump_only=True)
+
+
+class LessonTextSchema(ma.Schema):
+    """A lesson's text; reading it turns this learner's open questions open-book."""
+
+    id = fields.String(dump_only=True)
+    title = fields.Nested(TextSchema, dump_only=True)
+    lang = fields.String(dump_only=True)
+    text = fields.String(dump_only=True)
+    sections = fields.List(fields.Nested(SectionSchema), dump_only=True)
+    questions = fields.List(fields.Nested(QuestionBriefSchema), dump_only=True)
+    opened_book = fields.Integer(dump_only=True, metadata={
+        "description": "open questions this reading marked open-book"})
+
+
+class SessionCreateSchema(StrictSchema):
+    """Start a closed-book session."""
+
+    lesson = fields.String(required=True, validate=validate.Length(min=1, max=200))
+    mode = fields.String(load_default="review", validate=validate.OneOf(MODES))
+    size = fields.Integer(load_default=10, strict=True, validate=validate.Range(min=1, max=500))
+
+
+class SessionSchema(ma.Schema):
+    """A session and its progress."""
+
+    id = fields.String(dump_only=True)
+    lesson = fields.String(dump_only=True)
+    mode = fields.String(dump_only=True)
+    size = fields.Integer(dump_only=True)
+    total = fields.Integer(dump_only=True, metadata={"description": "questions picked"})
+    answered = fields.Integer(dump_only=True)
+    due = fields.Integer(dump_only=True)
+    new = fields.Integer(dump_only=True)
+    practice = fields.Integer(dump_only=True)
+    done = fields.Boolean(dump_only=True)
+    created_at = fields.DateTime(dump_only=True)
+
+
+class OptionSchema(ma.Schema):
+    """One selectable option."""
+
+    id = fields.String(dump_only=True)
+    text = fields.Nested(TextSchema, dump_only=True)
+
+
+class AnswerInputSchema(ma.Schema):
+    """The shape of answer a variant expects."""
+
+    type = fields.String(dump_only=True)
+    length = fields.Integer(dump_only=True, allow_none=True)
+    labels = fields.List(fields.String(), dump_only=True)
+    options = fields.List(fields.Nested(OptionSchema), dump_only=True)
+
+
+class ServedQuestionSchema(ma.Schema):
+    """A served variant: prompt and displayed parameters, never answer, seed or scenario."""
+
+    variant_id = fields.String(dump_only=True)
+    question_id = fields.String(dump_only=True)
+    kind = fields.String(dump_only=True)
+    lesson = fields.String(dump_only=True)
+    section = fields.String(dump_only=True)
+    title = fields.Nested(TextSchema, dump_only=True)
+    prompt = fields.Nested(TextSchema, dump_only=True)
+    params = fields.Dict(dump_only=True)
+    input = fields.Nested(AnswerInputSchema, dump_only=True)
+    served_at = fields.DateTime(dump_only=True)
+
+
+class NextItemSchema(ma.Schema):
+    """The session's next question, or ``done`` with ``question: null``."""
+
+    session = fields.Nested(SessionSchema, dump_only=True)
+    position = fields.Integer(dump_only=True, allow_none=True)
+    done = fields.Boolean(dump_only=True)
+    question = fields.Nested(ServedQuestionSchema, dump_only=True, allow_none=True)
+
+
+class AttemptCreateSchema(StrictSchema):
+    """Answer a served variant (``answer`` is null for a flashcard)."""
+
+    variant_id = fields.String(required=True, validate=validate.Length(min=1, max=64))
+    answer = fields.Raw(load_default=None, allow_none=True)
+
+
+class IdempotencyHeaderSchema(ma.Schema):
+    """The key that makes a retried answer return the first result."""
+
+    idempotency_key = fields.String(required=True, data_key="Idempotency-Key",
+                                    validate=validate.Length(min=1, max=200))
+
+
+class MisconceptionSchema(ma.Schema):
+    """A named wrong model (its answer is not repeated)."""
+
+    id = fields.String(dump_only=True)
+    name = fields.Nested(TextSchema, dump_only=True)
+
+
+class RevealSchema(ma.Schema):
+    """What a learner earns: at once when right, after an explanation when wrong."""
+
+    correct_answer = fields.Raw(dump_only=True)
+    solution = fields.Nested(TextSchema, dump_only=True)
+    misconception = fields.Nested(MisconceptionSchema, dump_only=True, allow_none=True)
+    lesson_link = fields.String(dump_only=True)
+    explanation = fields.String(dump_only=True, allow_none=True)
+
+
+class AttemptSchema(ma.Schema):
+    """An attempt's result."""
+
+    id = fields.Integer(dump_only=True)
+    variant_id = fields.String(dump_only=True)
+    question_id = fields.String(dump_only=True)
+    kind = fields.String(dump_only=True)
+    graded = fields.Boolean(dump_only=True)
+    correct = fields.Boolean(dump_only=True, allow_none=True)
+    score = fields.Float(dump_only=True, allow_none=True)
+    per_element = fields.List(fields.Boolean(), dump_only=True)
+    closed_book = fields.Boolean(dump_only=True)
+    submitted_at = fields.DateTime(dump_only=True)
+    duration_ms = fields.Integer(dump_only=True)
+    explanation_required = fields.Boolean(dump_only=True)
+    rating = fields.String(dump_only=True, allow_none=True)
+    rating_choices = fields.List(fields.String(), dump_only=True)
+    reveal = fields.Nested(RevealSchema, dump_only=True, allow_none=True)
+
+
+class ExplanationSchema(StrictSchema):
+    """Why the answer was wrong, in the learner's words."""
+
+    explanation = fields.String(required=True, validate=validate.Length(min=1, max=4000))
+
+
+class RatingSchema(StrictSchema):
+    """An fsrs rating: Hard/Good/Easy after a right answer, any of four for a card."""
+
+    rating = fields.String(required=True, validate=validate.OneOf(RATING_NAMES))
+
+
+class DueQuerySchema(StrictSchema):
+    """Filter the due report by lesson; cap the listed items."""
+
+    lesson = fields.String(validate=validate.Length(min=1, max=200))
+    limit = fields.Integer(load_default=20, validate=validate.Range(min=0, max=100))
+
+
+class LessonQuerySchema(StrictSchema):
+    """Filter by lesson."""
+
+    lesson = fields.String(validate=validate.Length(min=1, max=200))
+
+
+class DueCardSchema(ma.Schema):
+    """One card of the due queue."""
+
+    question_id = fields.String(dump_only=True)
+    lesson = fields.String(dump_only=True)
+    due = fields.DateTime(dump_only=True)
+    state = fields.Integer(dump_only=True)
+
+
+class ForecastDaySchema(ma.Schema):
+    """Cards falling due on one UTC day."""
+
+    day = fields.Date(dump_only=True)
+    count = fields.Integer(dump_only=True)
+
+
+class DueReportSchema(ma.Schema):
+    """Due now, new, the queue's head and the 30-day forecast."""
+
+    now = fields.DateTime(dump_only=True)
+    lesson = fields.String(dump_only=True, allow_none=True)
+    due_now = fields.Integer(dump_only=True)
+    new = fields.Integer(dump_only=True)
+    cards = fields.Integer(dump_only=True)
+    next_due = fields.DateTime(dump_only=True, allow_none=True)
+    items = fields.List(fields.Nested(DueCardSchema), dump_only=True)
+    forecast = fields.List(fields.Nested(ForecastDaySchema), dump_only=True)
+
+
+class MasteryRecordSchema(ma.Schema):
+    """A mastery record, written only by the mastery policy."""
+
+    question_id = fields.String(dump_only=True)
+    lesson = fields.String(dump_only=True)
+    mastered = fields.Boolean(dump_only=True)
+    mastered_at = fields.DateTime(dump_only=True, allow_none=True)
+    evidence = fields.List(fields.Integer(), dump_only=True, metadata={
+        "description": "ids of the attempts that earned it"})
+    policy = fields.String(dump_only=True)
+    evaluated_at = fields.DateTime(dump_only=True)
+
+
+class AccuracySchema(ma.Schema):
+    """Graded attempts and right answers."""
+
+    attempts = fields.Integer(dump_only=True)
+    correct = fields.Integer(dump_only=True)
+    rate = fields.Float(dump_only=True, allow_none=True)
+    closed_book_attempts = fields.Integer(dump_only=True)
+    closed_book_correct = fields.Integer(dump_only=True)
+
+
+class ReliabilityRowSchema(ma.Schema):
+    """One self-assessment rating against observed accuracy."""
+
+    rating = fields.Integer(dump_only=True)
+    predicted = fields.Float(dump_only=True)
+    attempts = fields.Integer(dump_only=True)
+    observed = fields.Float(dump_only=True, allow_none=True)
+
+
+class CalibrationSchema(ma.Schema):
+    """Self-assessments against graded accuracy (computed on read)."""
+
+    pairs = fields.Integer(dump_only=True)
+    brier = fields.Float(dump_only=True, allow_none=True)
+    table = fields.List(fields.Nested(ReliabilityRowSchema), dump_only=True)
+
+
+class ProgressSchema(ma.Schema):
+    """The dashboard: due, mastered, accuracy, calibration."""
+
+    lesson = fields.String(dump_only=True, allow_none=True)
+    questions = fields.Integer(dump_only=True)
+    due_now = fields.Integer(dump_only=True)
+    new = fields.Integer(dump_only=True)
+    mastered = fields.Integer(dump_only=True)
+    accuracy = fields.Nested(AccuracySchema, dump_only=True)
+    calibration = fields.Nested(CalibrationSchema, dump_only=True)
+
+
+class SelfAssessmentPutSchema(StrictSchema):
+    """This browser's own rating of a question or section: 1 "not yet" .. 4 "solid"."""
+
+    rating = fields.Integer(required=True, strict=True, validate=validate.Range(min=1, max=4))
+    note = fields.String(load_default=None, allow_none=True,
+                         validate=validate.Length(max=2000))
+
+
+class SelfAssessmentSchema(ma.Schema):
+    """A stored self-assessment."""
+
+    ref = fields.String(dump_only=True)
+    ref_kind = fields.String(dump_only=True)
+    rating = fields.Integer(dump_only=True)
+    label = fields.String(dump_only=True)
+    note = fields.String(dump_only=True, allow_none=True)
+    updated_at = fields.DateTime(dump_only=True)
+
+
+class DeletedSchema(ma.Schema):
+    """How many rows a clear removed."""
+
+    deleted = fields.Integer(dump_only=True)
+
+
+class ExportQuerySchema(StrictSchema):
+    """Choose the export format: the JSON document or the fsrs-optimizer review-log CSV."""
+
+    format = fields.String(load_default="json", validate=validate.OneOf(("json", "fsrs-csv")))
+
+
+class ExportSelfAssessmentSchema(StrictSchema):
+    """A self-assessment in an export document."""
+
+    ref = fields.String(required=True, validate=validate.Length(min=1, max=200))
+    ref_kind = fields.String(required=True, validate=validate.OneOf(("question", "section")))
+    rating = fields.Integer(required=True, strict=True, validate=validate.Range(min=1, max=4))
+    note = fields.String(required=True, allow_none=True, validate=validate.Length(max=2000))
+    updated_at = fields.AwareDateTime(required=True, **AWARE)
+
+
+class ExportAttemptSchema(StrictSchema):
+    """An attempt in an export document; ``n`` numbers it for the review log's references."""
+
+    n = fields.Integer(required=True, strict=True, validate=validate.Range(min=1))
+    question_id = fields.String(required=True, validate=validate.Length(min=1, max=200))
+    lesson = fields.String(required=True, validate=validate.Length(min=1, max=200))
+    kind = fields.String(required=True, validate=validate.OneOf([k.value for k in QuestionKind]))
+    seed = fields.Integer(required=True, strict=True, validate=validate.Range(min=0,
+                                                                              max=2**63 - 1))
+    bank_version = fields.String(required=True, validate=validate.Length(min=1, max=64))
+    answer = fields.Raw(required=True, allow_none=True)
+    graded = fields.Boolean(required=True)
+    correct = fields.Boolean(required=True, allow_none=True)
+    score = fields.Float(required=True, allow_none=True, validate=validate.Range(min=0, max=1))
+    misconception_id = fields.String(required=True, allow_none=True,
+                                     validate=validate.Length(max=200))
+    served_at = fields.AwareDateTime(required=True, **AWARE)
+    submitted_at = fields.AwareDateTime(required=True, **AWARE)
+    duration_ms = fields.Integer(required=True, strict=True, validate=validate.Range(min=0))
+    closed_book = fields.Boolean(required=True)
+    explanation = fields.String(required=True, allow_none=True,
+                                validate=validate.Length(max=4000))
+    explained_at = fields.AwareDateTime(required=True, allow_none=True, **AWARE)
+    revealed_at = fields.AwareDateTime(required=True, allow_none=True, **AWARE)
+    idempotency_key = fields.String(required=True, validate=validate.Length(min=1, max=200))
+    request_digest = fields.String(required=True, validate=validate.Length(equal=64))
+
+
+class ExportCardSchema(StrictSchema):
+    """An fsrs card in an export document."""
+
+    question_id = fields.String(required=True, validate=validate.Length(min=1, max=200))
+    lesson = fields.String(required=True, validate=validate.Length(min=1, max=200))
+    state = fields.Integer(required=True, strict=True, validate=validate.Range(min=1, max=3))
+    step = fields.Integer(required=True, allow_none=True, strict=True,
+                          validate=validate.Range(min=0, max=100))
+    stability = fields.Float(required=True, allow_none=True, validate=validate.Range(min=0))
+    difficulty = fields.Float(required=True, allow_none=True, validate=validate.Range(min=0))
+    due = fields.AwareDateTime(required=True, **AWARE)
+    last_review = fields.AwareDateTime(required=True, allow_none=True, **AWARE)
+    created_at = fields.AwareDateTime(required=True, **AWARE)
+
+
+class ExportReviewLogSchema(StrictSchema):
+    """One fsrs review in an export document, with the card state before it."""
+
+    question_id = fields.String(required=True, validate=validate.Length(min=1, max=200))
+    attempt = fields.Integer(required=True, allow_none=True, strict=True)
+    rating = fields.Integer(required=True, strict=True, validate=validate.Range(min=1, max=4))
+    reviewed_at = fields.AwareDateTime(required=True, **AWARE)
+    duration_ms = fields.Integer(required=True, allow_none=True, strict=True)
+    rated_by_learner = fields.Boolean(required=True)
+    state_before = fields.Integer(required=True, strict=True,
+                                  validate=validate.Range(min=1, max=3))
+    step_before = fields.Integer(required=True, allow_none=True, strict=True)
+    stability_before = fields.Float(required=True, allow_none=True)
+    difficulty_before = fields.Float(required=True, allow_none=True)
+    due_before = fields.AwareDateTime(required=True, **AWARE)
+    last_review_before = fields.AwareDateTime(required=True, allow_none=True, **AWARE)
+
+
+class ExportMasterySchema(StrictSchema):
+    """A mastery record in an export (re-derived by the policy on import, never trusted)."""
+
+    question_id = fields.String(required=True, validate=validate.Length(min=1, max=200))
+    lesson = fields.String(required=True, validate=validate.Length(min=1, max=200))
+    mastered = fields.Boolean(required=True)
+    mastered_at = fields.AwareDateTime(required=True, allow_none=True, **AWARE)
+    evidence = fields.List(fields.Integer(strict=True), required=True)
+    policy = fields.String(required=True, validate=validate.Length(min=1, max=32))
+    evaluated_at = fields.AwareDateTime(required=True, **AWARE)
+
+
+class ExportSchema(StrictSchema):
+    """A learner's own data: ``GET /api/export`` writes it, ``POST /api/import`` reads it."""
+
+    format = fields.String(required=True, validate=validate.Equal(EXPORT_FORMAT))
+    exported_at = fields.AwareDateTime(required=True, **AWARE)
+    self_assessments = fields.List(fields.Nested(ExportSelfAssessmentSchema), required=True)
+    attempts = fields.List(fields.Nested(ExportAttemptSchema), required=True)
+    cards = fields.List(fields.Nested(ExportCardSchema), required=True)
+    review_log = fields.List(fields.Nested(ExportReviewLogSchema), required=True)
+    mastery = fields.List(fields.Nested(ExportMasterySchema), required=True)
+
+
+class ImportResultSchema(ma.Schema):
+    """Rows imported."""
+
+    attempts = fields.Integer(dump_only=True)
+    cards = fields.Integer(dump_only=True)
+    review_log = fields.Integer(dump_only=True)
+    self_assessments = fields.Integer(dump_only=True)
+    mastery = fields.Integer(dump_only=True)
+
+
+class ScenarioSchema(ma.Schema):
+    """A ledger scenario (FORMAT.md); the ledger core validates it field by field."""
+
+    class Meta:
+        unknown = ma.INCLUDE
+
+    name = fields.String()
+    description = fields.String()
+    config = fields.Dict()
+    requests = fields.List(fields.Dict(), required=True)
+    default_outcome = fields.Dict()
+    outcomes = fields.Dict()
+    aborts = fields.Dict()
+    expect = fields.List(fields.Dict())
+
+
+class TraceSchema(ma.Schema):
+    """A ledger trace (FORMAT.md), passed through as the ledger core returns it."""
+
+    class Meta:
+        unknown = ma.INCLUDE
+
+    format = fields.String(dump_only=True)
+    scenario = fields.String(dump_only=True)
+    effective_config = fields.Dict(dump_only=True)
+    steps = fields.List(fields.Dict(), dump_only=True)
+    final = fields.Dict(dump_only=True)
+
+
+class PreviewQuerySchema(StrictSchema):
+    """Which variant an author wants to see."""
+
+    seed = fields.Integer(required=True, validate=validate.Range(min=0, max=2**63 - 1))

@@ -54,3 +54,61 @@ def new_browser(app: Any) -> Callable[[], ApiBrowser]:
 def browser(new_browser: Callable[[], ApiBrowser]) -> ApiBrowser:
     """Return one browser that has made its first request."""
     return new_browser()
+
+
+class Study:
+    """Walk the closed-book flow for one browser, looking answers up server-side."""
+
+    def __init__(self, browser: ApiBrowser, db: Any, bank: Any) -> None:
+        self.browser = browser
+        self.db = db
+        self.bank = bank
+        self.keys = 0
+
+    def start(self, lesson: str, mode: str = "review", size: int = 10) -> dict:
+        """Start a session and return its JSON."""
+        response = self.browser.post("/api/sessions",
+                                     json={"lesson": lesson, "mode": mode, "size": size})
+        assert response.status_code == 201, response.json
+        return response.json
+
+    def next(self, session_id: str) -> dict:
+        """Return the next item's JSON."""
+        response = self.browser.get(f"/api/sessions/{session_id}/next")
+        assert response.status_code == 200, response.json
+        return response.json
+
+    def variant(self, variant_id: str) -> Any:
+        """Rebuild the served variant from the stored seed (the client never sees it)."""
+        from quizsvc.store.models import ServedVariant
+
+        served = self.db.get(ServedVariant, variant_id)
+        return self.bank.variant(served.question_id, served.seed)
+
+    def right_answer(self, variant_id: str) -> Any:
+        """Return the correct answer of a served variant."""
+        return self.variant(variant_id).answer
+
+    def wrong_answer(self, variant_id: str) -> Any:
+        """Return a parseable wrong answer of a served variant."""
+        variant = self.variant(variant_id)
+        for misconception in variant.misconceptions:
+            if misconception.answer != variant.answer:
+                return misconception.answer
+        if isinstance(variant.answer, list):
+            return [x + 1 for x in variant.answer]
+        options = [o.id for o in variant.input.options if o.id != variant.answer]
+        return options[0]
+
+    def answer(self, variant_id: str, answer: Any, key: str | None = None) -> Any:
+        """POST an attempt with a fresh (or given) idempotency key; return the response."""
+        self.keys += 1
+        return self.browser.post("/api/attempts", json={"variant_id": variant_id,
+                                                        "answer": answer},
+                                 headers={"Idempotency-Key": key or f"key-{self.keys}"})
+
+
+@pytest.fixture
+def study(browser: ApiBrowser, db: Any, bank: Any) -> Study:
+    """Return a study helper for the default browser."""
+    return Study(browser, db, bank)

@@ -1,0 +1,71 @@
+"""Attempts: answer a variant (idempotently), explain a wrong answer, rate the review."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask.views import MethodView
+
+from quizsvc.api.blueprint import ApiBlueprint
+from quizsvc.api.identity import current_context
+from quizsvc.api.schemas import (
+    AttemptCreateSchema,
+    AttemptSchema,
+    ExplanationSchema,
+    IdempotencyHeaderSchema,
+    RatingSchema,
+)
+from quizsvc.api.services import study
+
+blp = ApiBlueprint("attempts", __name__, url_prefix="/api/attempts",
+                   description="Graded answers, explanations and review ratings")
+
+
+@blp.route("")
+class Attempts(MethodView):
+    """Submit answers."""
+
+    @blp.arguments(IdempotencyHeaderSchema, location="headers")
+    @blp.arguments(AttemptCreateSchema)
+    @blp.response(201, AttemptSchema)
+    def post(self, headers: dict[str, Any], body: dict[str, Any]) -> Any:
+        """Grade an answer; a retry with the same Idempotency-Key returns the first result.
+
+        After a wrong answer, ``reveal`` is null until an explanation is posted.
+        """
+        result = study.submit_attempt(current_context(), body["variant_id"], body["answer"],
+                                      headers["idempotency_key"])
+        status_headers = {"Idempotent-Replayed": "true"} if result.replayed else {}
+        return result, 201, status_headers
+
+
+@blp.route("/<int:attempt_id>")
+class Attempt(MethodView):
+    """One attempt."""
+
+    @blp.response(200, AttemptSchema)
+    def get(self, attempt_id: int) -> Any:
+        """Show an attempt (with its reveal once earned)."""
+        return study.get_attempt(current_context(), attempt_id)
+
+
+@blp.route("/<int:attempt_id>/explanation")
+class Explanation(MethodView):
+    """The learner's explanation of a wrong answer."""
+
+    @blp.arguments(ExplanationSchema)
+    @blp.response(200, AttemptSchema)
+    def post(self, body: dict[str, Any], attempt_id: int) -> Any:
+        """Record why the answer was wrong; reveals answer, solution, feedback, lesson link."""
+        return study.explain_attempt(current_context(), attempt_id, body["explanation"])
+
+
+@blp.route("/<int:attempt_id>/rating")
+class Rating(MethodView):
+    """The fsrs rating of the attempt's review."""
+
+    @blp.arguments(RatingSchema)
+    @blp.response(200, AttemptSchema)
+    def post(self, body: dict[str, Any], attempt_id: int) -> Any:
+        """Rate the review: Hard/Good/Easy after a right answer; four buttons for a card."""
+        return study.rate_attempt(current_context(), attempt_id, body["rating"])

@@ -1,0 +1,54 @@
+"""Read-only views: the due queue with its forecast, mastery records, and progress."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask.views import MethodView
+
+from quizsvc.api.blueprint import ApiBlueprint
+from quizsvc.api.identity import current_context
+from quizsvc.api.schemas import (
+    DueQuerySchema,
+    DueReportSchema,
+    LessonQuerySchema,
+    MasteryRecordSchema,
+    ProgressSchema,
+)
+from quizsvc.api.services import progress
+
+blp = ApiBlueprint("reviews", __name__, url_prefix="/api",
+                   description="Due reviews, mastery and progress")
+
+
+@blp.route("/reviews/due")
+class DueReviews(MethodView):
+    """The due queue."""
+
+    @blp.arguments(DueQuerySchema, location="query")
+    @blp.response(200, DueReportSchema)
+    def get(self, query: dict[str, Any]) -> Any:
+        """Count due and new cards, list the most overdue, forecast the next 30 days."""
+        return progress.due_reviews(current_context(), query.get("lesson"), query["limit"])
+
+
+@blp.route("/mastery")
+class MasteryRecords(MethodView):
+    """Mastery records (written only by the mastery policy)."""
+
+    @blp.arguments(LessonQuerySchema, location="query")
+    @blp.response(200, MasteryRecordSchema(many=True))
+    def get(self, query: dict[str, Any]) -> Any:
+        """List this learner's mastery records."""
+        return progress.list_mastery(current_context(), query.get("lesson"))
+
+
+@blp.route("/progress")
+class Progress(MethodView):
+    """The dashboard."""
+
+    @blp.arguments(LessonQuerySchema, location="query")
+    @blp.response(200, ProgressSchema)
+    def get(self, query: dict[str, Any]) -> Any:
+        """Report due, mastered, accuracy and calibration (computed on read)."""
+        return progress.progress_report(current_context(), query.get("lesson"))

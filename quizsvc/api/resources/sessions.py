@@ -1,0 +1,47 @@
+"""Closed-book sessions: start one, then take its questions one by one."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask.views import MethodView
+
+from quizsvc.api.blueprint import ApiBlueprint
+from quizsvc.api.identity import current_context
+from quizsvc.api.schemas import NextItemSchema, SessionCreateSchema, SessionSchema
+from quizsvc.api.services import study
+
+blp = ApiBlueprint("sessions", __name__, url_prefix="/api/sessions",
+                   description="Closed-book study sessions")
+
+
+@blp.route("")
+class Sessions(MethodView):
+    """Start sessions."""
+
+    @blp.arguments(SessionCreateSchema)
+    @blp.response(201, SessionSchema)
+    def post(self, body: dict[str, Any]) -> Any:
+        """Start a session: due reviews first, then new questions."""
+        return study.start_session(current_context(), body["lesson"], body["mode"],
+                                   body["size"])
+
+
+@blp.route("/<string:session_id>")
+class Session(MethodView):
+    """One session."""
+
+    @blp.response(200, SessionSchema)
+    def get(self, session_id: str) -> Any:
+        """Show a session's progress."""
+        return study.get_session(current_context(), session_id)
+
+
+@blp.route("/<string:session_id>/next")
+class NextQuestion(MethodView):
+    """The session's next question."""
+
+    @blp.response(200, NextItemSchema)
+    def get(self, session_id: str) -> Any:
+        """Serve the next question's variant: its prompt, never its answer or seed."""
+        return study.next_question(current_context(), session_id)

@@ -1,0 +1,34 @@
+"""Give question authors what learners never get: whole variants and the bank's contents.
+
+Reached only with the configured ``AUTHOR_TOKEN`` (``quizsvc.api.resources.author`` checks
+it); these functions take no learner and touch no learner data.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from quizsvc.api.services import catalog
+from quizsvc.errors import Invalid, NotFound
+
+MAX_SEED = 2**63 - 1
+
+
+def preview_variant(bank: Any, question_id: str, seed: int) -> dict[str, Any]:
+    """Return one variant in full: prompt, answer, solution, misconceptions, scenario."""
+    if question_id not in catalog.index(bank).questions:
+        raise NotFound(f"No question {question_id[:80]!r}.")
+    if not 0 <= seed <= MAX_SEED:
+        raise Invalid("seed", f"must be between 0 and {MAX_SEED}", location="query")
+    return dataclasses.asdict(catalog.variant(bank, question_id, seed))
+
+
+def export_bank(bank: Any) -> dict[str, Any]:
+    """Return the bank's version, lessons and questions (no variants: they are generated)."""
+    idx = catalog.index(bank)
+    return {
+        "version": str(bank.version),
+        "lessons": [dataclasses.asdict(lesson) for lesson in idx.lessons.values()],
+        "questions": [dataclasses.asdict(q) for q in idx.questions.values()],
+    }

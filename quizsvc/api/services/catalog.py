@@ -1,0 +1,154 @@
+"""Look questions, lessons and sections up in the bank, and read a lesson (which opens the book).
+
+Reading a lesson while a question is open (served, not yet answered) marks that question
+open-book: it is still graded but cannot count toward mastery. ``read_lesson`` is the one
+place that happens, so the JSON API and the server-rendered lesson page must both call it.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from threading import Lock
+from typing import Any
+
+from sqlalchemy import update
+
+from quizsvc.api.services.context import Context
+from quizsvc.bank.model import Lesson, Question, QuestionKind, Section, Variant
+from quizsvc.errors import NotFound
+from quizsvc.store.models import ServedVariant
+
+GRADED_KINDS = frozenset({QuestionKind.NUMERIC, QuestionKind.CHOICE, QuestionKind.MULTI,
+                          QuestionKind.ORDER, QuestionKind.ANCHOR})
+SELF_RATED_KINDS = frozenset({QuestionKind.FLASHCARD, QuestionKind.EXPLAIN})
+LANGUAGES = ("zh", "en")
+
+
+@dataclass(frozen=True)
+class BankIndex:
+    """Dictionaries over one loaded bank, built once per bank object."""
+
+    bank: Any
+    questions: dict[str, Question]
+    lessons: dict[str, Lesson]
+    sections: dict[str, tuple[str, Section]]  # section id -> (lesson id, section)
+    by_lesson: dict[str, tuple[Question, ...]]
+    variants: OrderedDict[tuple[str, int], Variant] = field(default_factory=OrderedDict)
+    lock: Lock = field(default_factory=Lock)
+
+
+_INDEXES: dict[int, BankIndex] = {}
+VARIANT_CACHE_SIZE = 4096
+
+
+def index(bank: Any) -> BankIndex:
+    """Return the index of ``bank`` (built on first use; banks are immutable once loaded)."""
+    found = _INDEXES.get(id(bank))
+    if found is not None and found.bank is bank:
+        return found
+    lessons = {lesson.id: lesson for lesson in bank.lessons}
+    built = BankIndex(
+        bank=bank,
+        questions={q.id: q for q in bank.questions},
+        lessons=lessons,
+        sections={s.id: (lesson.id, s) for lesson in lessons.values() for s in lesson.sections},
+        by_lesson={lesson_id: tuple(bank.questions_for(lesson_id)) for lesson_id in lessons},
+    )
+    _INDEXES[id(bank)] = built
+    return built
+
+
+def question(ctx: Context, question_id: str) -> Question:
+    """Return a question of the bank or raise ``NotFound``."""
+    found = index(ctx.bank).questions.get(question_id)
+    if found is None:
+        raise NotFound(f"No question {question_id[:80]!r}.")
+    return found
+
+
+def lesson(ctx: Context, lesson_id: str) -> Lesson:
+    """Return a lesson of the bank or raise ``NotFound``."""
+    found = index(ctx.bank).lessons.get(lesson_id)
+    if found is None:
+        raise NotFound(f"No lesson {lesson_id[:80]!r}.")
+    return found
+
+
+def variant(bank: Any, question_id: str, seed: int) -> Variant:
+    """Return ``bank.variant(question_id, seed)``, remembering recent ones (numeric ones replay
+    the ledger, and a variant is typically built twice: when served and when graded)."""
+    idx = index(bank)
+    key = (question_id, seed)
+    with idx.lock:
+        cached = idx.variants.get(key)
+        if cached is not None:
+            idx.variants.move_to_end(key)
+            return cached
+    built = bank.variant(question_id, seed)
+    with idx.lock:
+        idx.variants[key] = built
+        if len(idx.variants) > VARIANT_CACHE_SIZE:
+            idx.variants.popitem(last=False)
+    return built
+
+
+@dataclass(frozen=True)
+class LessonSummary:
+    """A lesson as listed: title, sections and how many questions of each kind it has."""
+
+    id: str
+    title: Any
+    sections: tuple[Section, ...]
+    questions: int
+    kinds: dict[str, int]
+
+
+@dataclass(frozen=True)
+class LessonText:
+    """A lesson's text in one language, with its sections and questions."""
+
+    id: str
+    title: Any
+    lang: str
+    text: str
+    sections: tuple[Section, ...]
+    questions: tuple[Question, ...]
+    opened_book: int  # open questions this reading turned open-book
+
+
+def summarise(idx: BankIndex, lesson_entry: Lesson) -> LessonSummary:
+    """Count a lesson's questions by kind."""
+    kinds: dict[str, int] = {}
+    for q in idx.by_lesson.get(lesson_entry.id, ()):
+        kinds[str(q.kind)] = kinds.get(str(q.kind), 0) + 1
+    return LessonSummary(lesson_entry.id, lesson_entry.title, lesson_entry.sections,
+                         sum(kinds.values()), kinds)
+
+
+def list_lessons(ctx: Context) -> list[LessonSummary]:
+    """List the bank's lessons."""
+    idx = index(ctx.bank)
+    return [summarise(idx, entry) for entry in idx.lessons.values()]
+
+
+def read_lesson(ctx: Context, lesson_id: str, lang: str = "zh") -> LessonText:
+    """Return a lesson's text and mark this learner's open questions of it open-book.
+
+    Call this whenever a learner is shown the lesson text (the JSON endpoint and the lesson
+    page both do); it commits.
+    """
+    entry = lesson(ctx, lesson_id)
+    text = ctx.bank.lesson_text(lesson_id, lang)
+    opened = ctx.session.execute(
+        update(ServedVariant)
+        .where(ServedVariant.learner_id == ctx.learner_id,
+               ServedVariant.lesson == lesson_id,
+               ServedVariant.answered.is_(False),
+               ServedVariant.open_book.is_(False))
+        .values(open_book=True)
+    ).rowcount
+    ctx.session.commit()
+    idx = index(ctx.bank)
+    return LessonText(entry.id, entry.title, lang, text, entry.sections,
+                      idx.by_lesson.get(lesson_id, ()), opened or 0)

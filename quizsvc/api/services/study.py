@@ -1,0 +1,566 @@
+"""Run the closed-book flow: start a session, serve variants, grade, explain, reveal, rate.
+
+1. ``start_session`` picks due reviews first, then new questions (quiz mode then tops up with
+   the questions due soonest).
+2. ``next_question`` serves a fresh variant: its prompt, displayed parameters and answer
+   shape, never its answer, seed or ledger scenario.
+3. ``submit_attempt`` grades it once per ``Idempotency-Key``: a retry returns the first
+   result and records nothing twice. A wrong graded answer is reviewed Again at once; a right
+   one is reviewed Good until the learner picks Hard or Easy (``rate_attempt``).
+4. After a wrong answer the correct answer, solution, misconception and lesson link stay
+   withheld until ``explain_attempt`` records why it was wrong.
+5. Every graded attempt re-runs the mastery policy for its question.
+
+Each function is one use case and commits once.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
+
+from quizsvc.api.services import catalog
+from quizsvc.api.services.context import Context
+from quizsvc.bank.model import AnswerInput, Misconception, QuestionKind, Text, Variant
+from quizsvc.errors import Conflict, Gone, Invalid, NotFound
+from quizsvc.review import mastery as mastery_policy
+from quizsvc.review import scheduling
+from quizsvc.review.scheduling import CardState, ReviewRating
+from quizsvc.store.models import (
+    Attempt,
+    Mastery,
+    ReviewCard,
+    ReviewLog,
+    ServedVariant,
+    SessionItem,
+    StudySession,
+)
+
+MODES = ("review", "quiz")
+MAX_EXPLANATION = 4000
+MAX_TEXT_ANSWER = 4000
+MAX_IDEMPOTENCY_KEY = 200
+SEED_BITS = 48
+
+
+def opaque_id(ctx: Context) -> str:
+    """Return a new 128-bit url-safe id from the context's random source."""
+    return base64.urlsafe_b64encode(ctx.rng.getrandbits(128).to_bytes(16, "big")
+                                    ).rstrip(b"=").decode()
+
+
+# ---------------------------------------------------------------- sessions
+
+
+@dataclass(frozen=True)
+class SessionView:
+    """A study session as the client sees it."""
+
+    id: str
+    lesson: str
+    mode: str
+    size: int
+    total: int
+    answered: int
+    due: int
+    new: int
+    practice: int
+    created_at: datetime
+
+    @property
+    def done(self) -> bool:
+        """Tell whether every question of the session has been answered."""
+        return self.answered >= self.total
+
+
+def start_session(ctx: Context, lesson: str, mode: str, size: int) -> SessionView:
+    """Start a session of up to ``size`` questions of ``lesson``: due first, then new.
+
+    Review mode serves only what is due or new (spaced repetition); quiz mode leaves out
+    self-rated cards and, when short, adds the graded questions due soonest.
+    """
+    if mode not in MODES:
+        raise Invalid("mode", f"must be one of {', '.join(MODES)}")
+    max_size = int(ctx.config.get("MAX_SESSION_SIZE", 50))
+    if not 1 <= size <= max_size:
+        raise Invalid("size", f"must be between 1 and {max_size}")
+    idx = catalog.index(ctx.bank)
+    if lesson not in idx.lessons:
+        raise Invalid("lesson", "unknown lesson")
+    candidates = [q for q in idx.by_lesson[lesson]
+                  if mode == "review" or q.kind in catalog.GRADED_KINDS]
+    wanted = {q.id for q in candidates}
+    cards = ctx.session.execute(
+        select(ReviewCard.question_id, ReviewCard.due)
+        .where(ReviewCard.learner_id == ctx.learner_id, ReviewCard.lesson == lesson)
+        .order_by(ReviewCard.due, ReviewCard.id)
+    ).all()
+    known = {question_id for question_id, _ in cards}
+    due = [qid for qid, due_at in cards if qid in wanted and due_at <= ctx.now]
+    new = [q.id for q in candidates if q.id not in known]
+    picked: list[tuple[str, str]] = [(qid, "due") for qid in due[:size]]
+    picked += [(qid, "new") for qid in new[: size - len(picked)]]
+    if mode == "quiz" and len(picked) < size:
+        chosen = {qid for qid, _ in picked}
+        later = [qid for qid, due_at in cards if qid in wanted and qid not in chosen]
+        picked += [(qid, "practice") for qid in later[: size - len(picked)]]
+    study = StudySession(id=opaque_id(ctx), learner_id=ctx.learner_id, lesson=lesson,
+                         mode=mode, size=size, created_at=ctx.now)
+    ctx.session.add(study)
+    ctx.session.flush()  # no ORM relationships: parents are flushed before their children
+    ctx.session.add_all(
+        SessionItem(session_id=study.id, position=position, question_id=qid, reason=reason)
+        for position, (qid, reason) in enumerate(picked, start=1))
+    ctx.session.commit()
+    reasons = [reason for _, reason in picked]
+    return SessionView(study.id, lesson, mode, size, len(picked), 0, reasons.count("due"),
+                       reasons.count("new"), reasons.count("practice"), ctx.now)
+
+
+def owned_session(ctx: Context, session_id: str) -> StudySession:
+    """Return one of this learner's sessions or raise ``NotFound``."""
+    study = ctx.session.get(StudySession, session_id)
+    if study is None or study.learner_id != ctx.learner_id:
+        raise NotFound("No such session.")
+    return study
+
+
+def session_view(ctx: Context, study: StudySession) -> SessionView:
+    """Count a session's items and answers."""
+    rows = ctx.session.execute(
+        select(SessionItem.reason, ServedVariant.answered)
+        .outerjoin(ServedVariant, ServedVariant.id == SessionItem.variant_id)
+        .where(SessionItem.session_id == study.id)
+    ).all()
+    reasons = [reason for reason, _ in rows]
+    return SessionView(study.id, study.lesson, study.mode, study.size, len(rows),
+                       sum(1 for _, answered in rows if answered), reasons.count("due"),
+                       reasons.count("new"), reasons.count("practice"), study.created_at)
+
+
+def get_session(ctx: Context, session_id: str) -> SessionView:
+    """Return one of this learner's sessions with its progress."""
+    return session_view(ctx, owned_session(ctx, session_id))
+
+
+# ---------------------------------------------------------------- serving
+
+
+@dataclass(frozen=True)
+class ServedQuestion:
+    """A variant as served: what may be shown before answering, and nothing more."""
+
+    variant_id: str
+    question_id: str
+    kind: str
+    lesson: str
+    section: str
+    title: Text
+    prompt: Text
+    params: dict[str, Any]
+    input: AnswerInput
+    served_at: datetime
+
+
+@dataclass(frozen=True)
+class NextItem:
+    """The session's next question, or ``question=None`` when the session is done."""
+
+    session: SessionView
+    position: int | None
+    question: ServedQuestion | None
+
+    @property
+    def done(self) -> bool:
+        """Tell whether the session has nothing left to serve."""
+        return self.question is None
+
+
+def serve(ctx: Context, served: ServedVariant) -> ServedQuestion:
+    """Build the client's view of a served variant (prompt, displayed params, input)."""
+    q = catalog.question(ctx, served.question_id)
+    built = catalog.variant(ctx.bank, served.question_id, served.seed)
+    return ServedQuestion(served.id, q.id, str(q.kind), q.lesson, q.section, q.title,
+                          built.prompt, dict(built.params), built.input, served.served_at)
+
+
+def next_question(ctx: Context, session_id: str) -> NextItem:
+    """Serve the session's first unanswered question (the same variant until it is answered).
+
+    Each question gets a freshly drawn variant (a new seed) when first served, so a review of
+    a numeric question never repeats the numbers of the last one.
+    """
+    study = owned_session(ctx, session_id)
+    row = ctx.session.execute(
+        select(SessionItem, ServedVariant)
+        .outerjoin(ServedVariant, ServedVariant.id == SessionItem.variant_id)
+        .where(SessionItem.session_id == study.id,
+               (SessionItem.variant_id.is_(None)) | (ServedVariant.answered.is_(False)))
+        .order_by(SessionItem.position)
+        .limit(1)
+    ).first()
+    if row is None:
+        return NextItem(session_view(ctx, study), None, None)
+    item, served = row
+    if served is None:
+        q = catalog.index(ctx.bank).questions.get(item.question_id)
+        if q is None:
+            raise Gone("This session's next question is no longer in the bank; start a new "
+                       "session.")
+        served = ServedVariant(
+            id=opaque_id(ctx), learner_id=ctx.learner_id, question_id=q.id, lesson=q.lesson,
+            kind=str(q.kind), seed=ctx.rng.getrandbits(SEED_BITS),
+            bank_version=str(ctx.bank.version), served_at=ctx.now, answered=False,
+            open_book=False)
+        ctx.session.add(served)
+        ctx.session.flush()
+        item.variant_id = served.id
+        question_view = serve(ctx, served)
+        ctx.session.commit()
+    else:
+        question_view = serve(ctx, served)
+    return NextItem(session_view(ctx, study), item.position, question_view)
+
+
+# ---------------------------------------------------------------- attempts
+
+
+@dataclass(frozen=True)
+class Reveal:
+    """What a learner sees once they have earned it: answer, solution, feedback, lesson link."""
+
+    correct_answer: Any
+    solution: Text
+    misconception: Misconception | None
+    lesson_link: str
+    explanation: str | None
+
+
+@dataclass(frozen=True)
+class AttemptView:
+    """An attempt's result, with the reveal only when it has been earned."""
+
+    id: int
+    variant_id: str
+    question_id: str
+    kind: str
+    graded: bool
+    correct: bool | None
+    score: float | None
+    per_element: tuple[bool, ...]
+    closed_book: bool
+    submitted_at: datetime
+    duration_ms: int
+    explanation_required: bool
+    rating: str | None
+    rating_choices: tuple[str, ...]
+    reveal: Reveal | None
+    replayed: bool = False
+
+
+def request_digest(variant_id: str, answer: Any) -> str:
+    """Fingerprint an attempt request, to tell a retry from a reused key."""
+    body = json.dumps({"variant_id": variant_id, "answer": answer}, sort_keys=True,
+                      separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(body.encode()).hexdigest()
+
+
+def rating_choices(attempt: Attempt) -> tuple[str, ...]:
+    """Return the ratings a learner may still give this attempt."""
+    if not attempt.graded:
+        return ("again", "hard", "good", "easy")
+    return ("hard", "good", "easy") if attempt.correct else ()
+
+
+def attempt_view(ctx: Context, attempt: Attempt, log: ReviewLog | None = None,
+                 replayed: bool = False, per_element: tuple[bool, ...] | None = None
+                 ) -> AttemptView:
+    """Build the client's view of an attempt; the reveal only once it was earned."""
+    if log is None:
+        log = ctx.session.scalars(
+            select(ReviewLog).where(ReviewLog.attempt_id == attempt.id)).first()
+    reveal = None
+    built = variant_of(ctx, attempt)
+    if per_element is None:
+        per_element = (ctx.bank.grade(built, attempt.answer).per_element
+                       if built is not None and attempt.graded else ())
+    if attempt.revealed_at is not None and built is not None:
+        hit = next((m for m in built.misconceptions if m.id == attempt.misconception_id), None)
+        reveal = Reveal(built.answer, built.solution, hit, built.lesson_link,
+                        attempt.explanation)
+    return AttemptView(
+        id=attempt.id, variant_id=attempt.variant_id, question_id=attempt.question_id,
+        kind=attempt.kind, graded=attempt.graded, correct=attempt.correct,
+        score=attempt.score, per_element=tuple(per_element), closed_book=attempt.closed_book,
+        submitted_at=attempt.submitted_at, duration_ms=attempt.duration_ms,
+        explanation_required=bool(attempt.graded and not attempt.correct
+                                  and attempt.explanation is None),
+        rating=ReviewRating(log.rating).name.lower() if log is not None else None,
+        rating_choices=rating_choices(attempt), reveal=reveal, replayed=replayed)
+
+
+def check_answer_shape(kind: QuestionKind, answer: Any) -> Any:
+    """Validate the answer of a self-rated question (a flashcard has none; free text is text)."""
+    if kind is QuestionKind.FLASHCARD:
+        if answer not in (None, ""):
+            raise Invalid("answer", "a flashcard takes no answer: send null, then rate it")
+        return None
+    if not isinstance(answer, str) or not answer.strip():
+        raise Invalid("answer", "expected your explanation as non-empty text")
+    if len(answer) > MAX_TEXT_ANSWER:
+        raise Invalid("answer", f"at most {MAX_TEXT_ANSWER} characters")
+    return answer
+
+
+def submit_attempt(ctx: Context, variant_id: str, answer: Any, idempotency_key: str
+                   ) -> AttemptView:
+    """Grade one answer to a served variant, once per idempotency key.
+
+    A retry with the same key and body returns the first result (``replayed``); the same key
+    with another body is 422; a second answer to an answered variant is 409. An answer the
+    bank cannot parse is 422 on ``answer`` and costs no attempt.
+    """
+    if not idempotency_key or len(idempotency_key) > MAX_IDEMPOTENCY_KEY:
+        raise Invalid("Idempotency-Key", f"required, 1..{MAX_IDEMPOTENCY_KEY} characters",
+                      location="headers")
+    digest = request_digest(variant_id, answer)
+    earlier = find_by_key(ctx, idempotency_key)
+    if earlier is not None:
+        return replay(ctx, earlier, digest)
+    served = ctx.session.get(ServedVariant, variant_id)
+    if served is None or served.learner_id != ctx.learner_id:
+        raise NotFound("No such variant.")
+    if served.answered:
+        raise Conflict("This variant was already answered; fetch the next question.")
+    if served.bank_version != str(ctx.bank.version):
+        raise Gone("The question bank changed since this variant was served; fetch the next "
+                   "question again.")
+    kind = QuestionKind(served.kind)
+    built = catalog.variant(ctx.bank, served.question_id, served.seed)
+    graded = kind in catalog.GRADED_KINDS
+    per_element: tuple[bool, ...] = ()
+    attempt = Attempt(
+        learner_id=ctx.learner_id, variant_id=served.id, question_id=served.question_id,
+        lesson=served.lesson, kind=served.kind, seed=served.seed,
+        bank_version=served.bank_version, graded=graded, served_at=served.served_at,
+        submitted_at=ctx.now,
+        duration_ms=max(0, int((ctx.now - served.served_at).total_seconds() * 1000)),
+        closed_book=not served.open_book, idempotency_key=idempotency_key,
+        request_digest=digest)
+    if graded:
+        grade = ctx.bank.grade(built, answer)
+        if grade.parse_error:
+            raise Invalid("answer", grade.parse_error)
+        attempt.answer = answer
+        attempt.correct = bool(grade.correct)
+        attempt.score = float(grade.score)
+        attempt.misconception_id = grade.misconception.id if grade.misconception else None
+        attempt.revealed_at = ctx.now if grade.correct else None
+        per_element = tuple(grade.per_element)
+    else:
+        attempt.answer = check_answer_shape(kind, answer)
+        attempt.revealed_at = ctx.now
+    served.answered = True
+    ctx.session.add(attempt)
+    try:
+        ctx.session.flush()
+    except IntegrityError:
+        # A concurrent retry with the same key won the race: answer with its result.
+        ctx.session.rollback()
+        earlier = find_by_key(ctx, idempotency_key)
+        if earlier is None:
+            raise Conflict("This variant was already answered; fetch the next question.") \
+                from None
+        return replay(ctx, earlier, digest)
+    log = None
+    if graded:
+        log = record_review(ctx, attempt, scheduling.rating_for_grade(bool(attempt.correct)),
+                            ctx.now, by_learner=False)
+        apply_mastery_policy(ctx, attempt.question_id, attempt.lesson)
+    ctx.session.commit()
+    return attempt_view(ctx, attempt, log, per_element=per_element)
+
+
+def find_by_key(ctx: Context, idempotency_key: str) -> Attempt | None:
+    """Return this learner's attempt recorded under ``idempotency_key``, if any."""
+    return ctx.session.scalars(
+        select(Attempt).where(Attempt.learner_id == ctx.learner_id,
+                              Attempt.idempotency_key == idempotency_key)).first()
+
+
+def replay(ctx: Context, earlier: Attempt, digest: str) -> AttemptView:
+    """Answer a retried attempt request with the first result, or refuse a reused key."""
+    if earlier.request_digest != digest:
+        raise Invalid("Idempotency-Key", "already used for a different request",
+                      location="headers")
+    return attempt_view(ctx, earlier, replayed=True)
+
+
+def owned_attempt(ctx: Context, attempt_id: int) -> Attempt:
+    """Return one of this learner's attempts or raise ``NotFound``."""
+    attempt = ctx.session.get(Attempt, attempt_id)
+    if attempt is None or attempt.learner_id != ctx.learner_id:
+        raise NotFound("No such attempt.")
+    return attempt
+
+
+def get_attempt(ctx: Context, attempt_id: int) -> AttemptView:
+    """Return one of this learner's attempts (with its reveal if earned)."""
+    return attempt_view(ctx, owned_attempt(ctx, attempt_id))
+
+
+def explain_attempt(ctx: Context, attempt_id: int, explanation: str) -> AttemptView:
+    """Record why a wrong answer was wrong; this reveals the answer, solution and feedback."""
+    attempt = owned_attempt(ctx, attempt_id)
+    if not attempt.graded or attempt.correct:
+        raise Conflict("Only a wrong graded answer takes an explanation.")
+    if attempt.explanation is not None:
+        raise Conflict("This attempt already has an explanation.")
+    text = explanation.strip()
+    if not text:
+        raise Invalid("explanation", "write why the answer was wrong")
+    if len(text) > MAX_EXPLANATION:
+        raise Invalid("explanation", f"at most {MAX_EXPLANATION} characters")
+    attempt.explanation = text
+    attempt.explained_at = ctx.now
+    attempt.revealed_at = ctx.now
+    ctx.session.commit()
+    return attempt_view(ctx, attempt)
+
+
+# ---------------------------------------------------------------- reviews
+
+
+def card_state(card: ReviewCard) -> CardState:
+    """Read a stored card's fsrs state."""
+    return CardState(card.state, card.step, card.stability, card.difficulty, card.due,
+                     card.last_review)
+
+
+def store_state(card: ReviewCard, state: CardState) -> None:
+    """Write fsrs state into a stored card's columns."""
+    card.state, card.step = state.state, state.step
+    card.stability, card.difficulty = state.stability, state.difficulty
+    card.due, card.last_review = state.due, state.last_review
+
+
+def card_for(ctx: Context, question_id: str, lesson: str) -> ReviewCard:
+    """Return the learner's card for a question, creating a new one due now."""
+    card = ctx.session.scalars(
+        select(ReviewCard).where(ReviewCard.learner_id == ctx.learner_id,
+                                 ReviewCard.question_id == question_id)).first()
+    if card is None:
+        card = ReviewCard(learner_id=ctx.learner_id, question_id=question_id, lesson=lesson,
+                          created_at=ctx.now)
+        store_state(card, scheduling.new_card(ctx.now))
+        ctx.session.add(card)
+        ctx.session.flush()
+    return card
+
+
+def record_review(ctx: Context, attempt: Attempt, rating: ReviewRating, reviewed_at: datetime,
+                  by_learner: bool) -> ReviewLog:
+    """Review the attempt's card with ``rating`` and log it with the state before."""
+    card = card_for(ctx, attempt.question_id, attempt.lesson)
+    before = card_state(card)
+    store_state(card, scheduling.review(before, rating, reviewed_at))
+    log = ReviewLog(
+        card_id=card.id, learner_id=ctx.learner_id, attempt_id=attempt.id, rating=int(rating),
+        reviewed_at=reviewed_at, duration_ms=attempt.duration_ms, rated_by_learner=by_learner,
+        state_before=before.state, step_before=before.step,
+        stability_before=before.stability, difficulty_before=before.difficulty,
+        due_before=before.due, last_review_before=before.last_review)
+    ctx.session.add(log)
+    ctx.session.flush()
+    return log
+
+
+def rate_attempt(ctx: Context, attempt_id: int, rating_name: str) -> AttemptView:
+    """Rate an attempt's review: Hard/Good/Easy after a right answer, 4 buttons for cards.
+
+    A right answer was already reviewed Good; choosing another rating redoes that review from
+    the card's state before it, as long as it is still the card's latest review. A wrong
+    answer stays Again.
+    """
+    try:
+        rating = ReviewRating.from_name(rating_name)
+    except KeyError:
+        raise Invalid("rating", "must be one of again, hard, good, easy") from None
+    attempt = owned_attempt(ctx, attempt_id)
+    if rating.name.lower() not in rating_choices(attempt):
+        if attempt.graded and not attempt.correct:
+            if rating is ReviewRating.AGAIN:
+                return attempt_view(ctx, attempt)
+            raise Conflict("A wrong answer is reviewed Again; it cannot be rated higher.")
+        raise Conflict("A right answer is rated Hard, Good or Easy.")
+    log = ctx.session.scalars(select(ReviewLog).where(ReviewLog.attempt_id == attempt.id)
+                              ).first()
+    if log is None:
+        log = record_review(ctx, attempt, rating, ctx.now, by_learner=True)
+    else:
+        latest = ctx.session.scalar(select(func.max(ReviewLog.id))
+                                    .where(ReviewLog.card_id == log.card_id))
+        if latest != log.id:
+            raise Conflict("This card was reviewed again since; that rating can no longer "
+                           "change.")
+        card = ctx.session.get(ReviewCard, log.card_id)
+        before = CardState(log.state_before, log.step_before, log.stability_before,
+                           log.difficulty_before, log.due_before, log.last_review_before)
+        store_state(card, scheduling.review(before, rating, log.reviewed_at))
+        log.rating = int(rating)
+        log.rated_by_learner = True
+    ctx.session.commit()
+    return attempt_view(ctx, attempt, log)
+
+
+# ---------------------------------------------------------------- mastery
+
+
+def graded_history(ctx: Context, question_id: str) -> list[mastery_policy.GradedAttempt]:
+    """Load what the mastery policy may read: this learner's graded attempts of a question."""
+    rows = ctx.session.execute(
+        select(Attempt.id, Attempt.seed, Attempt.bank_version, Attempt.submitted_at,
+               Attempt.correct, Attempt.closed_book)
+        .where(Attempt.learner_id == ctx.learner_id, Attempt.question_id == question_id,
+               Attempt.graded.is_(True))
+    ).all()
+    return [mastery_policy.GradedAttempt(row.id, (row.seed, row.bank_version),
+                                         row.submitted_at, bool(row.correct), row.closed_book)
+            for row in rows]
+
+
+def apply_mastery_policy(ctx: Context, question_id: str, lesson: str) -> Mastery | None:
+    """Re-run the mastery policy for one question and store its verdict.
+
+    The only writer of ``mastery`` rows. A row is created when the question is first
+    mastered and afterwards keeps the latest verdict (a later wrong answer lapses it).
+    """
+    verdict = mastery_policy.evaluate(graded_history(ctx, question_id))
+    record = ctx.session.scalars(
+        select(Mastery).where(Mastery.learner_id == ctx.learner_id,
+                              Mastery.question_id == question_id)).first()
+    if record is None:
+        if not verdict.mastered:
+            return None
+        record = Mastery(learner_id=ctx.learner_id, question_id=question_id, lesson=lesson)
+        ctx.session.add(record)
+    record.mastered = verdict.mastered
+    record.mastered_at = verdict.mastered_at
+    record.evidence = list(verdict.evidence)
+    record.policy = mastery_policy.POLICY
+    record.evaluated_at = ctx.now
+    return record
+
+
+def variant_of(ctx: Context, attempt: Attempt) -> Variant | None:
+    """Rebuild the variant an attempt answered (None if the bank version moved on)."""
+    if attempt.bank_version != str(ctx.bank.version):
+        return None
+    return catalog.variant(ctx.bank, attempt.question_id, attempt.seed)

@@ -1,0 +1,59 @@
+"""Compare self-assessments with graded accuracy: a Brier score and a reliability table.
+
+A self-assessment of 1 ("not yet") .. 4 ("solid") is read as a predicted probability of
+answering right: 0, 1/3, 2/3, 1. Each graded attempt on a self-assessed question is one
+(prediction, outcome) pair. Computed on read: this module reads both records and writes
+neither, and the mastery policy never sees its result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+RATINGS = (1, 2, 3, 4)
+RATING_LABELS = {1: "not yet", 2: "shaky", 3: "mostly", 4: "solid"}
+
+
+def predicted_probability(rating: int) -> float:
+    """Map a self-assessment rating 1..4 to the probability it claims: (rating - 1) / 3."""
+    if rating not in RATINGS:
+        raise ValueError(f"rating must be 1..4, got {rating!r}")
+    return (rating - 1) / 3
+
+
+@dataclass(frozen=True)
+class ReliabilityRow:
+    """One rating's row: what it predicts and what the graded answers showed."""
+
+    rating: int
+    predicted: float
+    attempts: int
+    observed: float | None  # accuracy over those attempts; None when there are none
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """How well self-assessments predict graded results."""
+
+    pairs: int
+    brier: float | None  # mean squared gap; 0 is perfect, None without pairs
+    table: tuple[ReliabilityRow, ...]
+
+
+def calibrate(pairs: Iterable[tuple[int, bool]]) -> Calibration:
+    """Return the Brier score and reliability table of (rating, correct) pairs."""
+    totals = {rating: [0, 0] for rating in RATINGS}  # rating -> [attempts, correct]
+    squared = 0.0
+    count = 0
+    for rating, correct in pairs:
+        p = predicted_probability(rating)
+        squared += (p - (1.0 if correct else 0.0)) ** 2
+        count += 1
+        totals[rating][0] += 1
+        totals[rating][1] += int(bool(correct))
+    table = tuple(
+        ReliabilityRow(rating, predicted_probability(rating), n,
+                       (right / n) if n else None)
+        for rating, (n, right) in totals.items())
+    return Calibration(pairs=count, brier=(squared / count) if count else None, table=table)

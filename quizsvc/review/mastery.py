@@ -1,0 +1,87 @@
+"""Decide mastery from server-graded closed-book attempts, and from nothing else.
+
+Policy ``spaced-closed-book/1`` (also in ``docs/mastery.md``). For one learner and one
+question, walk the graded attempts in the order they were submitted:
+
+1. Only server-graded attempts are read. Flashcard and free-text ratings, self-assessments
+   and calibration never reach this function: its input type has no field for them.
+2. A wrong graded answer, closed- or open-book, ends the current *run*: the evidence before it
+   no longer counts. (After a wrong answer the correct answer is revealed once the learner
+   explains, so this is also "no reveal in between".)
+3. A right answer given open-book (the learner read the lesson while the question was open)
+   neither counts nor ends the run.
+4. The question is mastered when the current run holds two right closed-book answers on
+   different variants (a different seed or bank version) submitted on different UTC days and
+   at least ``MIN_SPACING`` apart: recall that survives a night and a fresh set of numbers.
+
+So a mastery record can be created, kept or lapsed only by a graded attempt; the record keeps
+the ids of the attempts that earned it. A record exists for a question once it was ever
+mastered; a later wrong answer turns it to "not mastered" (lapsed) until it is earned again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+POLICY = "spaced-closed-book/1"
+# "Different days" alone would let 23:59 and 00:01 count as spaced practice.
+MIN_SPACING = timedelta(hours=12)
+
+
+@dataclass(frozen=True)
+class GradedAttempt:
+    """What the policy may know about one server-graded attempt."""
+
+    attempt_id: int
+    variant: tuple[int, str]  # (seed, bank_version): the variant answered
+    submitted_at: datetime
+    correct: bool
+    closed_book: bool
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The policy's answer: mastered or not, since when, on which attempts, and whether the
+    history ever reached mastery (a lapsed record is kept for a question once mastered)."""
+
+    mastered: bool
+    mastered_at: datetime | None = None
+    evidence: tuple[int, ...] = ()
+    ever_mastered: bool = False
+
+
+NOT_MASTERED = Verdict(mastered=False)
+
+
+def spaced(first: GradedAttempt, second: GradedAttempt) -> bool:
+    """Tell whether two right answers are on different variants, UTC days, and far enough apart."""
+    return (
+        first.variant != second.variant
+        and first.submitted_at.date() != second.submitted_at.date()
+        and abs(second.submitted_at - first.submitted_at) >= MIN_SPACING
+    )
+
+
+def evaluate(history: Sequence[GradedAttempt]) -> Verdict:
+    """Return the verdict for one learner and question from its graded attempts."""
+    ordered = sorted(history, key=lambda a: (a.submitted_at, a.attempt_id))
+    run: list[GradedAttempt] = []
+    verdict = NOT_MASTERED
+    ever = False
+    for attempt in ordered:
+        if not attempt.correct:
+            run = []
+            verdict = Verdict(mastered=False, ever_mastered=ever)
+            continue
+        if not attempt.closed_book:
+            continue
+        if not verdict.mastered:
+            partner = next((earlier for earlier in run if spaced(earlier, attempt)), None)
+            if partner is not None:
+                ever = True
+                verdict = Verdict(True, attempt.submitted_at,
+                                  (partner.attempt_id, attempt.attempt_id), ever_mastered=True)
+        run.append(attempt)
+    return verdict

@@ -1,0 +1,139 @@
+"""Schedule reviews with fsrs: explicit review times, no fuzz, state as plain columns.
+
+fsrs 6.3.2 reads the wall clock when a ``Card`` gets no ``due`` or ``card_id`` and fuzzes
+intervals with the global random generator; here every call passes the review time and the
+scheduler runs with ``enable_fuzzing=False``, so the same history always gives the same
+schedule (the tests replay one and compare). ``CardState`` mirrors the ``review_card``
+columns so the store never pickles an fsrs object.
+
+Ratings follow the issue: a wrong graded answer is Again; a right one is Hard, Good or Easy at
+the learner's choice (Good by default); flashcards and free-text questions are self-rated
+with all four buttons.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+from enum import IntEnum
+
+from fsrs import Card, Rating, Scheduler, State
+
+SCHEDULER = Scheduler(enable_fuzzing=False)
+FORECAST_DAYS = 30
+
+
+class ReviewRating(IntEnum):
+    """The four fsrs buttons, with the numbers fsrs and its optimizer use."""
+
+    AGAIN = 1
+    HARD = 2
+    GOOD = 3
+    EASY = 4
+
+    @classmethod
+    def from_name(cls, name: str) -> ReviewRating:
+        """Parse ``again`` / ``hard`` / ``good`` / ``easy`` (any case)."""
+        return cls[name.upper()]
+
+
+GRADED_CHOICES = frozenset({ReviewRating.HARD, ReviewRating.GOOD, ReviewRating.EASY})
+
+
+@dataclass(frozen=True)
+class CardState:
+    """One card's fsrs state, exactly the ``review_card`` columns (``state`` 1..3)."""
+
+    state: int
+    step: int | None
+    stability: float | None
+    difficulty: float | None
+    due: datetime
+    last_review: datetime | None
+
+
+def new_card(now: datetime) -> CardState:
+    """Return a card never reviewed, due ``now`` (fsrs's Learning state, step 0)."""
+    require_utc(now)
+    return CardState(state=int(State.Learning), step=0, stability=None, difficulty=None,
+                     due=now, last_review=None)
+
+
+def require_utc(moment: datetime) -> None:
+    """Refuse naive or non-UTC datetimes: fsrs only accepts UTC review times."""
+    if moment.tzinfo is None or moment.utcoffset() != timedelta(0):
+        raise ValueError(f"expected a timezone-aware UTC datetime, got {moment!r}")
+
+
+def as_fsrs(card: CardState, card_id: int = 0) -> Card:
+    """Build an fsrs ``Card`` from stored state (``card_id`` given so fsrs reads no clock)."""
+    return Card(card_id=card_id, state=State(card.state), step=card.step,
+                stability=card.stability, difficulty=card.difficulty,
+                due=card.due.astimezone(UTC),
+                last_review=card.last_review.astimezone(UTC) if card.last_review else None)
+
+
+def from_fsrs(card: Card) -> CardState:
+    """Read an fsrs ``Card`` back into stored state."""
+    return CardState(state=int(card.state), step=card.step, stability=card.stability,
+                     difficulty=card.difficulty, due=card.due, last_review=card.last_review)
+
+
+def review(card: CardState, rating: ReviewRating, reviewed_at: datetime) -> CardState:
+    """Return the card after one review at ``reviewed_at`` with ``rating``."""
+    require_utc(reviewed_at)
+    updated, _log = SCHEDULER.review_card(as_fsrs(card), Rating(int(rating)),
+                                          review_datetime=reviewed_at.astimezone(UTC))
+    return from_fsrs(updated)
+
+
+def rating_for_grade(correct: bool, choice: ReviewRating | None = None) -> ReviewRating:
+    """Return the rating a graded answer earns: Again if wrong, else the choice (Good).
+
+    A wrong answer cannot be rated above Again; a right one cannot be rated Again.
+    """
+    if not correct:
+        if choice not in (None, ReviewRating.AGAIN):
+            raise ValueError("a wrong answer is always rated Again")
+        return ReviewRating.AGAIN
+    if choice is None:
+        return ReviewRating.GOOD
+    if choice not in GRADED_CHOICES:
+        raise ValueError("a right answer is rated Hard, Good or Easy")
+    return choice
+
+
+def is_due(card: CardState, now: datetime) -> bool:
+    """Tell whether the card is due at ``now``."""
+    return card.due <= now
+
+
+def retrievability(card: CardState, now: datetime) -> float:
+    """Return fsrs's predicted recall probability at ``now`` (0 for an unreviewed card)."""
+    return float(SCHEDULER.get_card_retrievability(as_fsrs(card), current_datetime=now))
+
+
+@dataclass(frozen=True)
+class ForecastDay:
+    """How many cards fall due on one UTC day (overdue cards count on the first day)."""
+
+    day: date
+    count: int
+
+
+def forecast(dues: Iterable[datetime], now: datetime, days: int = FORECAST_DAYS
+             ) -> list[ForecastDay]:
+    """Count cards due on each of the next ``days`` UTC days, starting today.
+
+    Cards already overdue are counted today: that is when the learner will see them.
+    """
+    require_utc(now)
+    today = now.astimezone(UTC).date()
+    counts = [0] * days
+    for due in dues:
+        offset = max(0, (due.astimezone(UTC).date() - today).days)
+        if offset < days:
+            counts[offset] += 1
+    return [ForecastDay(today + timedelta(days=i), n) for i, n in enumerate(counts)]
+
