@@ -47,10 +47,15 @@ class SourceAnchor:
 
 @dataclass(frozen=True)
 class Section:
-    """Name one section of a lesson (the unit of per-section self-assessment)."""
+    """Name one section of a lesson (the unit of per-section self-assessment).
+
+    ``heading`` is the lesson-text heading the section belongs to (several sections may share
+    one), so a page can link a question back to the right place in the lesson.
+    """
 
     id: str
     title: Text
+    heading: Text | None = None
 
 
 @dataclass(frozen=True)
@@ -141,6 +146,9 @@ class Grade:
     A ``parse_error`` (not a number, wrong length, unknown option) means the answer was not
     graded and must cost no attempt; ``score`` is in [0, 1] (partial credit for vectors);
     ``misconception`` names the wrong model whose answer matched, if any.
+    ``graded`` is False for answers the server does not judge: a flashcard's self-rating
+    (``correct`` is then "not rated again", ``score`` the rating mapped to [0, 1]) and an
+    explanation (stored, never auto-graded).
     """
 
     correct: bool
@@ -148,3 +156,4 @@ class Grade:
     parse_error: str | None = None
     misconception: Misconception | None = None
     per_element: tuple[bool, ...] = ()
+    graded: bool = True

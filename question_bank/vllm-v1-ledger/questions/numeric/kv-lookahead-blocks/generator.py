@@ -1,0 +1,48 @@
+"""Every allocation reserves ceil(min(C + n + L, max_model_len) / block_size) blocks (SPEC S18).
+
+Rejected drafts never give blocks back, so the step-1 reservation stands after the rollback.
+"""
+
+from quizsvc.bank.errors import Redraw
+from quizsvc.bank.numeric import Build, request, scenario, step_field
+
+
+def build(p):
+    """Prefill R at step 0, decode 1 + K at step 1 with every draft rejected."""
+    config = {
+        "max_num_batched_tokens": 64,
+        "max_model_len": 64,
+        "block_size": p["block_size"],
+        "num_gpu_blocks": 64,
+        "num_speculative_tokens": p["num_spec"],
+        "spec_method": "draft_model",
+    }
+    body = scenario(
+        "kv-lookahead-blocks",
+        config,
+        [request("R", p["prompt"], max_tokens=16)],
+        default_outcome={"accepted": 0},
+        max_steps=2,
+    )
+    refs = (step_field(0, "kv_free_blocks"), step_field(1, "kv_free_blocks"))
+    return Build(body, 1, refs, labels=("free@0", "free@1"))
+
+
+def describe(ctx):
+    """Show the method's lookahead as the ledger resolved it."""
+    return {
+        "K": ctx.p["num_spec"],
+        "L": ctx.trace["effective_config"]["num_lookahead_tokens"],
+        "bs": ctx.p["block_size"],
+        "P": ctx.p["prompt"],
+    }
+
+
+def misconceptions(ctx):
+    """Replay with ngram: same drafts and budgets here, but no lookahead slots."""
+    no_lookahead = ctx.scenario_copy()
+    no_lookahead["config"]["spec_method"] = "ngram"
+    forgotten = ctx.replay(no_lookahead)
+    if forgotten == ctx.answer():
+        raise Redraw("the lookahead does not change the block count here")
+    return {"lookahead-forgotten": forgotten}

@@ -1,0 +1,125 @@
+"""KV allocation is all-or-nothing; on failure a victim is preempted and the allocation retried.
+
+FCFS preempts running[-1]; the priority policy preempts the running request with the largest
+(priority, arrival), un-scheduling it if it was already scheduled this step (SPEC S9, S21, §7).
+Warm-up: 2-3 requests prefill together at step 0 in a pool with at most one spare block;
+they decode until one of them needs a new block and none is free. ``build`` predicts that
+step from whole-block arithmetic; ``describe`` checks the trace agrees (else: redraw).
+"""
+
+from quizsvc.bank.errors import Redraw
+from quizsvc.bank.numeric import Build, request, scenario, scheduled, step_field
+
+BLOCK = 4
+NAMES = ("A", "B", "C")
+MAX_STEP = 12
+
+
+def blocks(tokens):
+    """Return the blocks ``tokens`` slots occupy."""
+    return -(-tokens // BLOCK)
+
+
+def first_shortage(prompts, spare):
+    """Return the first decode step in which some request cannot get its next block."""
+    held = [blocks(p) for p in prompts]
+    free = spare
+    for step in range(1, MAX_STEP + 1):
+        for i, prompt in enumerate(prompts):
+            need = blocks(prompt + step) - held[i]
+            if need > free:
+                return step
+            held[i] += need
+            free -= need
+    return None
+
+
+def admission_order(p):
+    """Return request indexes in running-list order (priority admits by (priority, arrival))."""
+    indexes = range(p["count"])
+    if p["policy"] == "priority":
+        return sorted(indexes, key=lambda i: (p[f"priority_{i + 1}"], i))
+    return list(indexes)
+
+
+def build(p):
+    """Prefill every request at step 0 and stop right after the first shortage."""
+    prompts = [p[f"prompt_{i + 1}"] for i in range(p["count"])]
+    step = first_shortage([prompts[i] for i in admission_order(p)], p["extra"])
+    if step is None:
+        raise Redraw("no shortage within the first steps")
+    config = {
+        "max_num_batched_tokens": 64,
+        "max_model_len": 64,
+        "block_size": BLOCK,
+        "num_gpu_blocks": 1 + sum(blocks(x) for x in prompts) + p["extra"],
+        "policy": p["policy"],
+    }
+    requests = [request(NAMES[i], prompts[i], max_tokens=30) for i in range(p["count"])]
+    if p["policy"] == "priority":
+        for i, entry in enumerate(requests):
+            entry["priority"] = p[f"priority_{i + 1}"]
+    body = scenario("kv-preemption-victim", config, requests, max_steps=step + 1)
+    names = [NAMES[i] for i in admission_order(p)]  # answers follow the running list
+    refs = (*(scheduled(step, rid) for rid in names), step_field(step, "kv_free_blocks"))
+    return Build(body, step, refs, labels=(*names, "free"))
+
+
+def running_state(ctx):
+    """Return (name, C, blocks held) of each running request, in running-list order."""
+    state = []
+    for rid in ctx.step(ctx.build.step - 1)["running"]:
+        c = ctx.before(rid, "num_computed_tokens")
+        state.append((rid, c, blocks(c)))
+    return state
+
+
+def label(ctx, rid):
+    """Name a request with its priority under the priority policy."""
+    if ctx.p["policy"] == "priority":
+        return f"{rid}(priority={ctx.p[f'priority_{NAMES.index(rid) + 1}']}"
+    return f"{rid}("
+
+
+def describe(ctx):
+    """Show the pool and the running list; check the shortage preempts in this very step."""
+    if not ctx.step()["schedule"]["preempted_ids"]:
+        raise Redraw("the trace shows no preemption in the predicted step")
+    state = running_state(ctx)
+    free = ctx.step(ctx.build.step - 1)["kv_free_blocks"]
+    if tuple(rid for rid, _, _ in state) != ctx.build.labels[:-1]:
+        raise Redraw("the running order differs from the predicted admission order")
+    separator = ", " if ctx.p["policy"] == "priority" else ""
+    return {
+        "policy": ctx.p["policy"],
+        "bs": BLOCK,
+        "usable": ctx.trace["effective_config"]["num_gpu_blocks"] - 1,
+        "free": free,
+        "state": ", ".join(
+            f"{label(ctx, rid)}{separator}C={c}, {held} blocks)" for rid, c, held in state
+        ),
+        "order": ", ".join(rid for rid, _, _ in state),
+    }
+
+
+def misconceptions(ctx):
+    """Shrink the requester's chunk (no preemption); or preempt the requester itself."""
+    state = running_state(ctx)
+    start = ctx.step(ctx.build.step - 1)["kv_free_blocks"]
+    shrink, free = [], start
+    for _, c, held in state:
+        need = blocks(c + 1) - held
+        shrink.append(1 if need <= free else 0)
+        free -= need if need <= free else 0
+    shrink.append(free)
+    requester, free = [], start
+    for _, c, held in state:
+        need = blocks(c + 1) - held
+        if need <= free:
+            requester.append(1)
+            free -= need
+        else:
+            requester.append(0)
+            free += held
+    requester.append(free)
+    return {"kv-shrinks-chunk": shrink, "victim-is-requester": requester}

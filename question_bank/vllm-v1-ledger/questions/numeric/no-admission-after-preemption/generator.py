@@ -1,0 +1,98 @@
+"""The waiting loop is skipped in any step whose running loop preempted (sched.py:1050).
+
+Warm-up as in ``kv-preemption-victim`` (FCFS); W arrives in the shortage step. The victim's
+freed blocks and the unused budget would fit W, but W is not admitted until a later step.
+"""
+
+from quizsvc.bank.errors import Redraw
+from quizsvc.bank.numeric import Build, request, scenario, scheduled
+
+BLOCK = 4
+NAMES = ("A", "B", "C")
+MAX_STEP = 12
+
+
+def blocks(tokens):
+    """Return the blocks ``tokens`` slots occupy."""
+    return -(-tokens // BLOCK)
+
+
+def first_shortage(prompts, spare):
+    """Return the first decode step in which some request cannot get its next block."""
+    held = [blocks(p) for p in prompts]
+    free = spare
+    for step in range(1, MAX_STEP + 1):
+        for i, prompt in enumerate(prompts):
+            need = blocks(prompt + step) - held[i]
+            if need > free:
+                return step
+            held[i] += need
+            free -= need
+    return None
+
+
+def build(p):
+    """Prefill the running requests at step 0; W arrives in the first shortage step."""
+    prompts = [p[f"prompt_{i + 1}"] for i in range(p["count"])]
+    step = first_shortage(prompts, p["extra"])
+    if step is None:
+        raise Redraw("no shortage within the first steps")
+    config = {
+        "max_num_batched_tokens": 64,
+        "max_model_len": 64,
+        "block_size": BLOCK,
+        "num_gpu_blocks": 1 + sum(blocks(x) for x in prompts) + p["extra"],
+    }
+    names = NAMES[: p["count"]]
+    requests = [request(rid, prompts[i], max_tokens=30) for i, rid in enumerate(names)]
+    requests.append(request("W", p["prompt_w"], max_tokens=4, arrival_step=step))
+    body = scenario("no-admission-after-preemption", config, requests, max_steps=step + 1)
+    refs = tuple(scheduled(step, rid) for rid in (*names, "W"))
+    return Build(body, step, refs, labels=(*names, "W"))
+
+
+def running_state(ctx):
+    """Return (name, C, blocks held) of each running request, in running-list order."""
+    return [
+        (
+            rid,
+            ctx.before(rid, "num_computed_tokens"),
+            blocks(ctx.before(rid, "num_computed_tokens")),
+        )
+        for rid in ctx.step(ctx.build.step - 1)["running"]
+    ]
+
+
+def describe(ctx):
+    """Show the pool, the running list and W; check the step really preempts."""
+    if not ctx.step()["schedule"]["preempted_ids"]:
+        raise Redraw("the trace shows no preemption in the predicted step")
+    state = running_state(ctx)
+    return {
+        "free": ctx.step(ctx.build.step - 1)["kv_free_blocks"],
+        "state": ", ".join(f"{rid}(C={c}, {held} blocks)" for rid, c, held in state),
+        "order": ", ".join(rid for rid, _, _ in state),
+        "W_P": ctx.p["prompt_w"],
+    }
+
+
+def misconceptions(ctx):
+    """Admit W into the room the preemption freed; or shrink instead of preempting."""
+    answer = ctx.answer()
+    running = answer[:-1]
+    # The victim's blocks are free again once the running loop has preempted it.
+    free_after = ctx.step()["kv_free_blocks"]
+    admitted = ctx.p["prompt_w"] if free_after >= 1 else 0
+    if admitted == 0:
+        raise Redraw("W would not fit even in the wrong model")
+    state = running_state(ctx)
+    free = ctx.step(ctx.build.step - 1)["kv_free_blocks"]
+    shrink = []
+    for _, c, held in state:
+        need = blocks(c + 1) - held
+        shrink.append(1 if need <= free else 0)
+        free -= need if need <= free else 0
+    return {
+        "admit-after-preemption": [*running, admitted],
+        "kv-shrinks-chunk": [*shrink, 0],
+    }

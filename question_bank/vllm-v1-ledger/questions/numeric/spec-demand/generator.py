@@ -1,0 +1,60 @@
+"""Spec demand (N + S) - C already contains the drafts; C advances by all of it at dispatch.
+
+Warm-up: step 0 prefills R and the n-gram drafter proposes K drafts; ``warmups`` spec steps
+accept some drafts (as golden ``b_spec_decode``); the last step before the asked one proposes
+``drafts`` drafts.
+"""
+
+from quizsvc.bank.numeric import Build, counter, request, scenario, scheduled
+
+
+def build(p):
+    """Reach a decode with ``drafts`` drafts after ``warmups`` verified spec steps."""
+    k = p["num_spec"]
+    # Fold the drawn values into range instead of redrawing: cheaper, still deterministic.
+    p["drafts"] = 1 + (p["drafts"] - 1) % k
+    step = 1 + p["warmups"]
+    outcomes = {0: {"R": {"drafts": k}}}
+    for i in range(1, step):
+        outcomes[i] = {"R": {"accepted": p[f"accepted_{i}"] % (k + 1), "drafts": k}}
+    outcomes[step - 1]["R"]["drafts"] = p["drafts"]
+    config = {
+        "max_num_batched_tokens": 64,
+        "max_model_len": 128,
+        "block_size": 4,
+        "num_gpu_blocks": 64,
+        "num_speculative_tokens": k,
+        "spec_method": "ngram",
+    }
+    body = scenario(
+        "spec-demand",
+        config,
+        [request("R", p["prompt"], max_tokens=40)],
+        default_outcome={"accepted": 0},
+        outcomes=outcomes,
+        max_steps=step + 1,
+    )
+    refs = (scheduled(step, "R"), counter(step, "R", "after_schedule", "num_computed_tokens"))
+    return Build(body, step, refs, labels=("n", "C"))
+
+
+def describe(ctx):
+    """Show R's counters as schedule() finds them."""
+    return {
+        "K": ctx.p["num_spec"],
+        "N": ctx.before("R", "num_tokens"),
+        "C": ctx.before("R", "num_computed_tokens"),
+        "S": ctx.before("R", "num_spec_token_ids"),
+        "N_spec": ctx.before("R", "num_tokens_with_spec"),
+    }
+
+
+def misconceptions(ctx):
+    """Drafts added on top of a demand that already holds them; or C waiting for acceptance."""
+    n, _ = ctx.answer()
+    c = ctx.before("R", "num_computed_tokens")
+    s = ctx.before("R", "num_spec_token_ids")
+    return {
+        "drafts-counted-twice": [n + s, c + n + s],
+        "computed-waits-for-acceptance": [n, c + 1],
+    }

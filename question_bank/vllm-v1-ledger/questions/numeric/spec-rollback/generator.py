@@ -1,0 +1,71 @@
+"""Rollback: C rises by 1 + S at dispatch and falls by the S - a rejected drafts at the update.
+
+Warm-up as in ``spec-demand``; the asked step accepts ``accepted`` of its drafts (the
+lesson's own exercise is N=11, C=10, 3 drafts, accepted 0 / 1 / 3).
+"""
+
+from quizsvc.bank.numeric import Build, Ref, counter, request, scenario
+
+
+def build(p):
+    """Reach a decode with ``drafts`` drafts and accept ``accepted`` of them."""
+    k = p["num_spec"]
+    # Fold the drawn values into range instead of redrawing: cheaper, still deterministic.
+    p["drafts"] = 1 + (p["drafts"] - 1) % k
+    p["accepted"] = p["accepted"] % (p["drafts"] + 1)
+    step = 1 + p["warmups"]
+    outcomes = {0: {"R": {"drafts": k}}}
+    for i in range(1, step):
+        outcomes[i] = {"R": {"accepted": p[f"accepted_{i}"] % (k + 1), "drafts": k}}
+    outcomes[step - 1]["R"]["drafts"] = p["drafts"]
+    outcomes[step] = {"R": {"accepted": p["accepted"]}}
+    config = {
+        "max_num_batched_tokens": 64,
+        "max_model_len": 128,
+        "block_size": 4,
+        "num_gpu_blocks": 64,
+        "num_speculative_tokens": k,
+        "spec_method": "ngram",
+    }
+    body = scenario(
+        "spec-rollback",
+        config,
+        [request("R", p["prompt"], max_tokens=40)],
+        default_outcome={"accepted": 0},
+        outcomes=outcomes,
+        max_steps=step + 1,
+    )
+    refs = (
+        counter(step, "R", "after_update", "num_computed_tokens"),
+        counter(step, "R", "after_update", "num_tokens"),
+        Ref(step, ("update", "returned", "R", "sampled")),
+    )
+    return Build(body, step, refs, labels=("C", "N", "len"))
+
+
+def describe(ctx):
+    """Show R before the step, what was scheduled and how many drafts were accepted."""
+    return {
+        "K": ctx.p["num_spec"],
+        "N": ctx.before("R", "num_tokens"),
+        "C": ctx.before("R", "num_computed_tokens"),
+        "S": ctx.before("R", "num_spec_token_ids"),
+        "n": ctx.n("R"),
+        "a": ctx.step()["update"]["returned"]["R"]["accepted"],
+        "_N_minus_C": ctx.after_update("R", "num_tokens")
+        - ctx.after_update("R", "num_computed_tokens"),
+    }
+
+
+def misconceptions(ctx):
+    """No rollback; the bonus token forgotten; the drafts counted twice at dispatch."""
+    _, n_after, length = ctx.answer()
+    c0 = ctx.before("R", "num_computed_tokens")
+    n0 = ctx.before("R", "num_tokens")
+    s = ctx.before("R", "num_spec_token_ids")
+    a = length - 1
+    return {
+        "no-rollback": [ctx.after_schedule("R", "num_computed_tokens"), n_after, length],
+        "bonus-forgotten": [c0 + a, n0 + a, a],
+        "drafts-counted-twice": [c0 + 1 + s + a, n_after, length],
+    }

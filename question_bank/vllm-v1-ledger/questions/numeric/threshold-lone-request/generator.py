@@ -1,0 +1,58 @@
+"""The threshold counts running + waiting once per schedule(): a lone request is not capped.
+
+Golden ``c_long_prefill_threshold`` is the pattern: step 0 has A alone (no cap), step 1 adds B
+and both are capped.
+"""
+
+from quizsvc.bank.errors import Redraw
+from quizsvc.bank.numeric import Build, request, scenario, scheduled
+
+
+def build(p):
+    """A arrives alone at step 0, B at step 1."""
+    if p["prompt_a"] <= p["threshold"] or p["prompt_b"] <= p["threshold"]:
+        raise Redraw("both prompts must be longer than the threshold")
+    if p["threshold"] >= p["budget"]:
+        raise Redraw("the threshold must be below the budget")
+    config = {
+        "max_num_batched_tokens": p["budget"],
+        "max_model_len": 64,
+        "block_size": 4,
+        "num_gpu_blocks": 64,
+        "long_prefill_token_threshold": p["threshold"],
+    }
+    requests = [
+        request("A", p["prompt_a"], max_tokens=4, arrival_step=0),
+        request("B", p["prompt_b"], max_tokens=4, arrival_step=1),
+    ]
+    body = scenario("threshold-lone-request", config, requests, max_steps=2)
+    refs = (scheduled(0, "A"), scheduled(1, "A"), scheduled(1, "B"))
+    return Build(body, 1, refs, labels=("A@0", "A@1", "B@1"))
+
+
+def describe(ctx):
+    """Show the configuration and the two prompts."""
+    return {
+        "budget": ctx.p["budget"],
+        "thr": ctx.p["threshold"],
+        "A_P": ctx.p["prompt_a"],
+        "B_P": ctx.p["prompt_b"],
+    }
+
+
+def _step1(remaining_a, prompt_b, cap, budget):
+    a = min(remaining_a if remaining_a > 0 else 1, cap, budget)
+    return [a, min(prompt_b, cap, budget - a)]
+
+
+def misconceptions(ctx):
+    """Cap A at step 0 too; or forget the threshold altogether."""
+    budget, thr = ctx.p["budget"], ctx.p["threshold"]
+    prompt_a, prompt_b = ctx.p["prompt_a"], ctx.p["prompt_b"]
+    capped = min(prompt_a, thr, budget)
+    ignored = ctx.scenario_copy()
+    ignored["config"]["long_prefill_token_threshold"] = 0
+    return {
+        "threshold-on-lone-request": [capped, *_step1(prompt_a - capped, prompt_b, thr, budget)],
+        "threshold-ignored": ctx.replay(ignored),
+    }

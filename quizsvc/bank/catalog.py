@@ -1,0 +1,293 @@
+"""The ``Bank``: lessons, questions, seed -> variant, and grading, behind one object.
+
+``load_bank()`` reads a bank directory once per path and caches it. ``Bank.variant`` is a pure
+function of ``(question_id, seed)`` for a given bank version (the random stream is seeded by
+the question id and the seed; numeric answers come from replaying a ledger scenario), so the
+service can store the triple with every attempt and re-derive the grade later.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import threading
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+
+from quizsvc.bank import grading, numeric
+from quizsvc.bank.errors import BankError, NotFound
+from quizsvc.bank.loader import BankContent, LessonEntry, QuestionEntry, read_content, text
+from quizsvc.bank.model import (
+    AnswerInput,
+    Grade,
+    Lesson,
+    Misconception,
+    Option,
+    Question,
+    QuestionKind,
+    Text,
+    Variant,
+)
+
+BANK_DIR_ENV = "QUIZSVC_BANK_DIR"
+DEFAULT_BANK_DIR = Path(__file__).resolve().parents[2] / "question_bank"
+MAX_SEED = 2**63 - 1
+VARIANT_CACHE_SIZE = 4096
+KIND_ORDER = {kind: index for index, kind in enumerate(QuestionKind)}
+
+
+def ledger_replay(scenario: dict[str, Any]) -> dict[str, Any]:
+    """Replay a FORMAT.md scenario through the ledger core (imported on first use)."""
+    from quizsvc.ledger import replay
+
+    return replay(scenario)
+
+
+def ledger_explain(trace: dict[str, Any], step: int, lang: str) -> list[str]:
+    """Return the ledger's worked-solution lines for one step of a trace."""
+    from quizsvc.ledger.explain import explain_step
+
+    return explain_step(trace, step=step, lang=lang)
+
+
+def check_seed(seed: Any) -> int:
+    """Return ``seed`` if it is a usable seed (an integer in [0, 2**63 - 1]), else raise."""
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise BankError("variant", "seed", "must be an integer")
+    if not 0 <= seed <= MAX_SEED:
+        raise BankError("variant", "seed", f"must be between 0 and {MAX_SEED}")
+    return seed
+
+
+class Bank:
+    """Hold one loaded bank and make and grade its variants."""
+
+    def __init__(self, content: BankContent) -> None:
+        self.root = content.root
+        self.version = content.version
+        self._lessons = content.lessons
+        self._entries = content.questions
+        self.lessons: dict[str, Lesson] = {k: v.lesson for k, v in content.lessons.items()}
+        self.questions: dict[str, Question] = {k: v.question for k, v in content.questions.items()}
+        self._cache: OrderedDict[tuple[str, int], Variant] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def entry(self, question_id: str) -> QuestionEntry:
+        """Return the loaded entry of a question, or raise ``NotFound``."""
+        try:
+            return self._entries[question_id]
+        except (KeyError, TypeError):
+            raise NotFound("question", "id", f"no question {str(question_id)[:80]!r}") from None
+
+    def lesson_entry(self, lesson_id: str) -> LessonEntry:
+        """Return the loaded entry of a lesson, or raise ``NotFound``."""
+        try:
+            return self._lessons[lesson_id]
+        except (KeyError, TypeError):
+            raise NotFound("lesson", "id", f"no lesson {str(lesson_id)[:80]!r}") from None
+
+    def questions_for(self, lesson_id: str) -> list[Question]:
+        """List a lesson's questions in lesson order: by section, then kind, then id."""
+        lesson = self.lesson_entry(lesson_id).lesson
+        order = {section.id: index for index, section in enumerate(lesson.sections)}
+        chosen = [q for q in self.questions.values() if q.lesson == lesson_id]
+        return sorted(chosen, key=lambda q: (order[q.section], KIND_ORDER[q.kind], q.id))
+
+    def lesson_text(self, lesson_id: str, lang: str) -> str:
+        """Return the lesson's markdown in ``lang``, falling back to Chinese (the original)."""
+        entry = self.lesson_entry(lesson_id)
+        path = entry.texts.get(lang, entry.texts["zh"])
+        return path.read_text(encoding="utf-8")
+
+    def misconception_names(self, lesson_id: str) -> dict[str, Text]:
+        """Return the names of a lesson's catalogued wrong models, by id."""
+        entry = self.lesson_entry(lesson_id)
+        return {mid: info.name for mid, info in entry.misconceptions.items()}
+
+    def variant(self, question_id: str, seed: int) -> Variant:
+        """Return the variant ``(question_id, seed, self.version)``: same call, same result."""
+        check_seed(seed)
+        entry = self.entry(question_id)
+        key = (question_id, seed)
+        with self._lock:
+            cached = self._cache.get(key)
+            if cached is not None:
+                self._cache.move_to_end(key)
+                return cached
+        made = self.make_variant(entry, seed)
+        with self._lock:
+            self._cache[key] = made
+            if len(self._cache) > VARIANT_CACHE_SIZE:
+                self._cache.popitem(last=False)
+        return made
+
+    def grade(self, variant: Variant, raw_answer: Any) -> Grade:
+        """Grade a raw answer (a JSON value or a string) against a variant of this bank."""
+        if variant.bank_version != self.version:
+            raise BankError(
+                "variant", "bank_version", "the variant belongs to another bank version"
+            )
+        return grading.grade(variant, raw_answer)
+
+    def numeric_draw(self, question_id: str, seed: int) -> numeric.NumericDraw:
+        """Generate the numeric draw (scenario, trace, answer) behind a numeric variant."""
+        check_seed(seed)
+        entry = self.entry(question_id)
+        if entry.generator is None:
+            raise BankError("question", "kind", f"{question_id} is not a numeric question")
+        return numeric.generate(
+            question_id,
+            seed,
+            entry.spec["params"],
+            entry.generator,
+            ledger_replay,
+            str(entry.path),
+        )
+
+    def make_variant(self, entry: QuestionEntry, seed: int) -> Variant:
+        """Build a variant without the cache (the benchmark and the check use this)."""
+        question = entry.question
+        common = {
+            "question_id": question.id,
+            "seed": seed,
+            "bank_version": self.version,
+            "kind": question.kind,
+            "lesson_link": f"/lessons/{question.lesson}#{question.section}",
+        }
+        if question.kind is QuestionKind.NUMERIC:
+            return self._numeric_variant(entry, seed, common)
+        spec = entry.spec
+        rng = random.Random(f"{question.id}|{seed}")
+        names = self.misconception_names(question.lesson)
+        if question.kind in (QuestionKind.CHOICE, QuestionKind.ANCHOR, QuestionKind.MULTI):
+            options = list(spec["options"])
+            rng.shuffle(options)
+            answer: Any = spec["answer"]
+            if question.kind is QuestionKind.MULTI:
+                answer = [o["id"] for o in spec["options"] if o["id"] in set(spec["answer"])]
+            wrong = tuple(
+                Misconception(o["misconception"], names[o["misconception"]], o["id"])
+                for o in spec["options"]
+                if o["misconception"]
+            )
+            input_type = "multi" if question.kind is QuestionKind.MULTI else "choice"
+            return Variant(
+                prompt=text(spec["prompt"]),
+                params={},
+                input=AnswerInput(input_type, options=_options(options)),
+                answer=answer,
+                solution=text(spec["solution"]),
+                misconceptions=wrong,
+                **common,
+            )
+        if question.kind is QuestionKind.ORDER:
+            items = list(spec["items"])
+            shown = list(items)
+            for _ in range(16):  # a shuffle that happens to be the answer teaches nothing
+                rng.shuffle(shown)
+                if shown != items:
+                    break
+            return Variant(
+                prompt=text(spec["prompt"]),
+                params={},
+                input=AnswerInput("order", length=len(items), options=_options(shown)),
+                answer=[item["id"] for item in items],
+                solution=text(spec["solution"]),
+                **common,
+            )
+        if question.kind is QuestionKind.FLASHCARD:
+            return Variant(
+                prompt=text(spec["front"]),
+                params={},
+                input=AnswerInput("flashcard"),
+                answer=None,
+                solution=text(spec["back"]),
+                **common,
+            )
+        return Variant(
+            prompt=text(spec["prompt"]),
+            params={},
+            input=AnswerInput("text"),
+            answer=None,
+            solution=text(spec["solution"]),
+            **common,
+        )
+
+    def _numeric_variant(self, entry: QuestionEntry, seed: int, common: dict[str, Any]) -> Variant:
+        spec = entry.spec
+        draw = self.numeric_draw(entry.question.id, seed)
+        shown = {k: v for k, v in draw.display.items() if not k.startswith("_")}
+        prompt = {}
+        for lang in ("zh", "en"):
+            try:
+                prompt[lang] = spec["prompt"][lang].format_map(shown)
+            except (KeyError, IndexError, ValueError) as error:
+                raise BankError(
+                    str(entry.path), f"prompt.{lang}", f"cannot fill: {error!r}"
+                ) from None
+        solution = {}
+        for lang in ("zh", "en"):
+            lines = ledger_explain(draw.trace, draw.build.step, lang)
+            intro = spec["solution"][lang].format_map(draw.display) if spec["solution"] else ""
+            solution[lang] = "\n".join([intro, *lines] if intro else lines)
+        names = self.misconception_names(entry.question.lesson)
+        declared = spec["misconceptions"]
+        undeclared = sorted(set(draw.wrong) - set(declared))
+        if undeclared:
+            raise BankError(str(entry.path), "misconceptions", f"generator names {undeclared}")
+        wrong = tuple(
+            Misconception(mid, names[mid], draw.wrong[mid]) for mid in declared if mid in draw.wrong
+        )
+        build = draw.build
+        if build.is_vector:
+            labels = build.labels or tuple(str(i + 1) for i in range(len(build.refs)))
+            answer_input = AnswerInput("vector", length=len(build.refs), labels=labels)
+        else:
+            answer_input = AnswerInput("integer")
+        return Variant(
+            prompt=Text(**prompt),
+            params=shown,
+            input=answer_input,
+            answer=draw.answer,
+            solution=Text(**solution),
+            misconceptions=wrong,
+            scenario=build.scenario,
+            answer_ref=draw.answer_ref,
+            extra={"draw": dict(draw.params), "step": build.step, "attempts": draw.attempts},
+            **common,
+        )
+
+
+def _options(options: list[dict[str, Any]]) -> tuple[Option, ...]:
+    return tuple(Option(o["id"], text(o["text"])) for o in options)
+
+
+_BANKS: dict[Path, Bank] = {}
+_BANKS_LOCK = threading.Lock()
+
+
+def bank_dir(path: str | os.PathLike[str] | None = None) -> Path:
+    """Resolve the bank directory: ``path``, else ``$QUIZSVC_BANK_DIR``, else the repo's."""
+    chosen = path if path is not None else os.environ.get(BANK_DIR_ENV) or DEFAULT_BANK_DIR
+    return Path(chosen).resolve()
+
+
+def read_bank(path: str | os.PathLike[str] | None = None) -> Bank:
+    """Read and validate a bank directory without the cache (for checks and tests)."""
+    return Bank(read_content(bank_dir(path)))
+
+
+def load_bank(path: str | os.PathLike[str] | None = None) -> Bank:
+    """Return the bank at ``path`` (default: ``$QUIZSVC_BANK_DIR`` or ``<repo>/question_bank``).
+
+    Banks are cached per resolved path: reading and validating the files happens once per
+    process, not per request.
+    """
+    directory = bank_dir(path)
+    with _BANKS_LOCK:
+        bank = _BANKS.get(directory)
+        if bank is None:
+            bank = Bank(read_content(directory))
+            _BANKS[directory] = bank
+        return bank

@@ -1,0 +1,178 @@
+"""Grade a learner's raw answer against a variant, on the server, exactly.
+
+Parsing and grading are separate on purpose: an answer that cannot be read (not a number,
+the wrong length, an unknown option) is a ``parse_error`` and costs the learner no attempt;
+an answer that can be read is graded exactly (integers), per element with partial credit
+(vectors), or by option ids. Numeric and choice answers that match a named wrong model are
+reported with that misconception.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from quizsvc.bank.model import Grade, Misconception, QuestionKind, Variant
+
+MAX_TEXT = 20_000
+INTEGER = re.compile(r"^[+-]?\d{1,18}$")
+RATINGS = {"again": 1, "hard": 2, "good": 3, "easy": 4}
+
+
+class ParseError(ValueError):
+    """Say why a raw answer could not be read (shown to the learner, costs no attempt)."""
+
+
+def parse_integer(raw: Any) -> int:
+    """Read one integer from a JSON number or a string such as ``" 12 "``."""
+    if isinstance(raw, bool):
+        raise ParseError("expected an integer, got true/false")
+    if isinstance(raw, int):
+        return raw
+    if isinstance(raw, float):
+        if raw.is_integer() and abs(raw) < 2**53:
+            return int(raw)
+        raise ParseError(f"expected an integer, got {raw!r}")
+    if isinstance(raw, str):
+        text = raw.strip()
+        if INTEGER.match(text):
+            return int(text)
+        raise ParseError(f"expected an integer, got {raw[:40]!r}")
+    raise ParseError(f"expected an integer, got {type(raw).__name__}")
+
+
+def parse_vector(raw: Any, length: int) -> list[int]:
+    """Read a vector of ``length`` integers from a JSON list or a string like ``"1, 6, 1"``."""
+    items: Any = raw
+    if isinstance(raw, str):
+        text = raw.strip()
+        if text.startswith("["):
+            try:
+                items = json.loads(text)
+            except ValueError:
+                raise ParseError("expected a list of integers like [1, 6, 1]") from None
+        else:
+            items = [part for part in re.split(r"[\s,;，；、]+", text) if part]
+    if not isinstance(items, list):
+        raise ParseError("expected a list of integers like [1, 6, 1]")
+    if len(items) != length:
+        raise ParseError(f"expected {length} integers, got {len(items)}")
+    values = []
+    for index, item in enumerate(items):
+        try:
+            values.append(parse_integer(item))
+        except ParseError as error:
+            raise ParseError(f"element {index + 1}: {error}") from None
+    return values
+
+
+def parse_ids(raw: Any, known: set[str]) -> list[str]:
+    """Read a list of option ids from a JSON list or a comma-separated string."""
+    items: Any = raw
+    if isinstance(raw, str):
+        text = raw.strip()
+        if text.startswith("["):
+            try:
+                items = json.loads(text)
+            except ValueError:
+                raise ParseError("expected a list of option ids") from None
+        else:
+            items = [part for part in re.split(r"[\s,;，；、]+", text) if part]
+    if not isinstance(items, list) or not all(isinstance(item, str) for item in items):
+        raise ParseError("expected a list of option ids")
+    unknown = [item for item in items if item not in known]
+    if unknown:
+        raise ParseError(f"unknown option {unknown[0][:40]!r}")
+    if len(set(items)) != len(items):
+        raise ParseError("an option is listed twice")
+    return items
+
+
+def parse_choice(raw: Any, known: set[str]) -> str:
+    """Read one option id (a string, or a one-element list)."""
+    if isinstance(raw, list) and len(raw) == 1:
+        raw = raw[0]
+    if not isinstance(raw, str):
+        raise ParseError("expected one option id")
+    choice = raw.strip()
+    if choice not in known:
+        raise ParseError(f"unknown option {choice[:40]!r}")
+    return choice
+
+
+def parse_rating(raw: Any) -> int:
+    """Read a flashcard self-rating: 1-4 or again / hard / good / easy."""
+    if isinstance(raw, str) and raw.strip().lower() in RATINGS:
+        return RATINGS[raw.strip().lower()]
+    try:
+        rating = parse_integer(raw)
+    except ParseError:
+        raise ParseError("expected a rating: again, hard, good or easy (1-4)") from None
+    if not 1 <= rating <= 4:
+        raise ParseError("a rating is 1 (again) to 4 (easy)")
+    return rating
+
+
+def _matching(variant: Variant, answer: Any) -> Misconception | None:
+    for misconception in variant.misconceptions:
+        if misconception.answer == answer:
+            return misconception
+    return None
+
+
+def grade(variant: Variant, raw: Any) -> Grade:
+    """Grade ``raw`` (what a client sent: a JSON value or a string) against ``variant``."""
+    try:
+        return _grade(variant, raw)
+    except ParseError as error:
+        return Grade(correct=False, score=0.0, parse_error=str(error))
+
+
+def _grade(variant: Variant, raw: Any) -> Grade:
+    kind = variant.kind
+    option_ids = {option.id for option in variant.input.options}
+    if kind is QuestionKind.NUMERIC:
+        if variant.input.type == "vector":
+            values = parse_vector(raw, variant.input.length or 0)
+            per_element = tuple(v == a for v, a in zip(values, variant.answer, strict=True))
+            score = sum(per_element) / len(per_element)
+            correct = all(per_element)
+            wrong = None if correct else _matching(variant, values)
+            return Grade(correct, score, misconception=wrong, per_element=per_element)
+        value = parse_integer(raw)
+        correct = value == variant.answer
+        wrong = None if correct else _matching(variant, value)
+        return Grade(correct, 1.0 if correct else 0.0, misconception=wrong)
+    if kind in (QuestionKind.CHOICE, QuestionKind.ANCHOR):
+        choice = parse_choice(raw, option_ids)
+        correct = choice == variant.answer
+        wrong = None if correct else _matching(variant, choice)
+        return Grade(correct, 1.0 if correct else 0.0, misconception=wrong)
+    if kind is QuestionKind.MULTI:
+        chosen = set(parse_ids(raw, option_ids))
+        expected = set(variant.answer)
+        hits = len(chosen & expected)
+        false_picks = len(chosen - expected)
+        score = max(0.0, (hits - false_picks) / len(expected))
+        correct = chosen == expected
+        wrong = None
+        if not correct:
+            wrong = next((m for m in variant.misconceptions if m.answer in chosen), None)
+        return Grade(correct, score, misconception=wrong)
+    if kind is QuestionKind.ORDER:
+        order = parse_ids(raw, option_ids)
+        if len(order) != len(variant.answer):
+            raise ParseError(f"expected all {len(variant.answer)} items in order")
+        per_element = tuple(a == b for a, b in zip(order, variant.answer, strict=True))
+        return Grade(all(per_element), sum(per_element) / len(per_element), per_element=per_element)
+    if kind is QuestionKind.FLASHCARD:
+        rating = parse_rating(raw)
+        return Grade(rating >= 2, (rating - 1) / 3, graded=False)
+    if kind is QuestionKind.EXPLAIN:
+        if not isinstance(raw, str) or not raw.strip():
+            raise ParseError("expected a non-empty explanation")
+        if len(raw) > MAX_TEXT:
+            raise ParseError(f"an explanation is at most {MAX_TEXT} characters")
+        return Grade(False, 0.0, graded=False)
+    raise ParseError(f"cannot grade a {kind} question")

@@ -1,0 +1,291 @@
+"""Marshmallow schemas for the hand-written bank files, and how their errors are reported.
+
+Every file under ``question_bank/`` is validated here before anything is built from it, so a
+typo in a YAML file fails with the file's path, the field and the reason (``BankError``)
+rather than with a traceback at the first learner who draws that question. Unknown keys are
+errors, as everywhere in quizsvc.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
+
+from quizsvc.bank.errors import BankError
+from quizsvc.bank.model import QuestionKind
+
+SLUG = validate.Regexp(r"^[a-z0-9]+(-[a-z0-9]+)*$", error="must be a lowercase-hyphenated slug")
+PARAM_NAME = validate.Regexp(r"^[a-z_][a-z0-9_]*$", error="must be a lowercase identifier")
+OPTION_ID = validate.Regexp(r"^[a-z0-9_-]+$", error="must be lowercase letters, digits, - or _")
+NON_EMPTY = validate.Length(min=1)
+
+
+class StrictSchema(Schema):
+    """Reject unknown keys: a misspelt field must not be silently ignored."""
+
+    class Meta:
+        unknown = RAISE
+
+
+class TextSchema(StrictSchema):
+    """Validate a piece of text in Chinese (primary) and English; both are required."""
+
+    zh = fields.String(required=True, validate=NON_EMPTY)
+    en = fields.String(required=True, validate=NON_EMPTY)
+
+
+class AnchorSchema(StrictSchema):
+    """Validate a source anchor: a vllm 0.33.0 file, a function and a 1-based line range."""
+
+    file = fields.String(
+        required=True,
+        validate=validate.Regexp(r"^vllm/[\w/]+\.py$", error="must be a vllm/... .py path"),
+    )
+    function = fields.String(required=True, validate=NON_EMPTY)
+    lines = fields.List(
+        fields.Integer(strict=True, validate=validate.Range(min=1)),
+        required=True,
+        validate=validate.Length(equal=2),
+    )
+
+    @validates_schema
+    def check_range(self, data: dict[str, Any], **_: Any) -> None:
+        """Require the range to be ordered (first line <= last line)."""
+        first, last = data["lines"]
+        if first > last:
+            raise ValidationError("first line must not exceed the last", "lines")
+
+
+class SectionSchema(StrictSchema):
+    """Validate one lesson section (the unit learners self-assess on)."""
+
+    id = fields.String(required=True, validate=SLUG)
+    title = fields.Nested(TextSchema, required=True)
+    heading = fields.Nested(TextSchema, load_default=None)
+
+
+class MisconceptionSchema(StrictSchema):
+    """Validate one named wrong model from the lesson's catalogue."""
+
+    id = fields.String(required=True, validate=SLUG)
+    name = fields.Nested(TextSchema, required=True)
+    rule = fields.Nested(TextSchema, required=True)
+
+
+class LessonSchema(StrictSchema):
+    """Validate ``lesson.yaml``: identity, sections, the text files and the misconceptions."""
+
+    id = fields.String(required=True, validate=SLUG)
+    title = fields.Nested(TextSchema, required=True)
+    text = fields.Dict(
+        keys=fields.String(validate=validate.OneOf(["zh", "en"])),
+        values=fields.String(validate=validate.Regexp(r"^[\w.-]+\.md$")),
+        required=True,
+    )
+    sections = fields.List(fields.Nested(SectionSchema), required=True, validate=NON_EMPTY)
+    misconceptions = fields.List(fields.Nested(MisconceptionSchema), load_default=list)
+
+    @validates_schema
+    def check_unique(self, data: dict[str, Any], **_: Any) -> None:
+        """Require unique section and misconception ids and a Chinese text file."""
+        if "zh" not in data["text"]:
+            raise ValidationError("the Chinese text (zh) is required", "text")
+        for key in ("sections", "misconceptions"):
+            ids = [item["id"] for item in data[key]]
+            duplicates = sorted({i for i in ids if ids.count(i) > 1})
+            if duplicates:
+                raise ValidationError(f"duplicate ids {duplicates}", key)
+
+
+class QuestionBaseSchema(StrictSchema):
+    """Validate the fields every question has."""
+
+    id = fields.String(required=True, validate=SLUG)
+    kind = fields.String(required=True, validate=validate.OneOf([k.value for k in QuestionKind]))
+    section = fields.String(required=True, validate=SLUG)
+    tags = fields.List(fields.String(validate=SLUG), required=True, validate=NON_EMPTY)
+    anchors = fields.List(fields.Nested(AnchorSchema), required=True, validate=NON_EMPTY)
+    title = fields.Nested(TextSchema, required=True)
+
+
+class OptionSchema(StrictSchema):
+    """Validate one option; ``misconception`` names the wrong model that picks it."""
+
+    id = fields.String(required=True, validate=OPTION_ID)
+    text = fields.Nested(TextSchema, required=True)
+    misconception = fields.String(load_default=None, validate=SLUG)
+
+
+def _unique_option_ids(options: list[dict[str, Any]], field_name: str) -> set[str]:
+    ids = [option["id"] for option in options]
+    if len(set(ids)) != len(ids):
+        raise ValidationError("option ids must be unique", field_name)
+    return set(ids)
+
+
+class ChoiceSchema(QuestionBaseSchema):
+    """Validate a single-answer question (``choice`` or ``anchor``)."""
+
+    prompt = fields.Nested(TextSchema, required=True)
+    options = fields.List(
+        fields.Nested(OptionSchema), required=True, validate=validate.Length(min=2)
+    )
+    answer = fields.String(required=True, validate=OPTION_ID)
+    solution = fields.Nested(TextSchema, required=True)
+
+    @validates_schema
+    def check_answer(self, data: dict[str, Any], **_: Any) -> None:
+        """Require the answer to be one of the options and never tagged as a misconception."""
+        ids = _unique_option_ids(data["options"], "options")
+        if data["answer"] not in ids:
+            raise ValidationError(f"{data['answer']!r} is not an option id", "answer")
+        for option in data["options"]:
+            if option["id"] == data["answer"] and option["misconception"]:
+                raise ValidationError("the correct option cannot carry a misconception", "options")
+
+
+class MultiSchema(QuestionBaseSchema):
+    """Validate a multiple-answer question: ``answer`` is the set of correct option ids."""
+
+    prompt = fields.Nested(TextSchema, required=True)
+    options = fields.List(
+        fields.Nested(OptionSchema), required=True, validate=validate.Length(min=3)
+    )
+    answer = fields.List(fields.String(validate=OPTION_ID), required=True, validate=NON_EMPTY)
+    solution = fields.Nested(TextSchema, required=True)
+
+    @validates_schema
+    def check_answer(self, data: dict[str, Any], **_: Any) -> None:
+        """Require every answer id to be an option, and at least one wrong option."""
+        ids = _unique_option_ids(data["options"], "options")
+        unknown = sorted(set(data["answer"]) - ids)
+        if unknown:
+            raise ValidationError(f"{unknown} are not option ids", "answer")
+        if len(set(data["answer"])) != len(data["answer"]):
+            raise ValidationError("answer ids must be unique", "answer")
+        if set(data["answer"]) == ids:
+            raise ValidationError("at least one option must be wrong", "answer")
+
+
+class OrderSchema(QuestionBaseSchema):
+    """Validate an ordering question: ``items`` are written in the correct order."""
+
+    prompt = fields.Nested(TextSchema, required=True)
+    items = fields.List(fields.Nested(OptionSchema), required=True, validate=validate.Length(min=3))
+    solution = fields.Nested(TextSchema, required=True)
+
+    @validates_schema
+    def check_items(self, data: dict[str, Any], **_: Any) -> None:
+        """Require unique item ids."""
+        _unique_option_ids(data["items"], "items")
+
+
+class FlashcardSchema(QuestionBaseSchema):
+    """Validate a flashcard: a front, a back, self-rated."""
+
+    front = fields.Nested(TextSchema, required=True)
+    back = fields.Nested(TextSchema, required=True)
+
+
+class ExplainSchema(QuestionBaseSchema):
+    """Validate a free-text question; ``solution`` is the model answer shown afterwards."""
+
+    prompt = fields.Nested(TextSchema, required=True)
+    solution = fields.Nested(TextSchema, required=True)
+
+
+class ParamSchema(StrictSchema):
+    """Validate one declared parameter: an inclusive integer range or a list of choices."""
+
+    min = fields.Integer(strict=True)
+    max = fields.Integer(strict=True)
+    choices = fields.List(fields.Raw(), validate=NON_EMPTY)
+
+    @validates_schema
+    def check_shape(self, data: dict[str, Any], **_: Any) -> None:
+        """Require exactly one of ``min``/``max`` (both) or ``choices``."""
+        has_range = "min" in data or "max" in data
+        if has_range == ("choices" in data):
+            raise ValidationError("give either min and max, or choices", "choices")
+        if has_range:
+            if "min" not in data or "max" not in data:
+                raise ValidationError("a range needs both min and max", "max")
+            if data["min"] > data["max"]:
+                raise ValidationError("min must not exceed max", "min")
+        else:
+            for choice in data["choices"]:
+                if isinstance(choice, bool) or not isinstance(choice, int | str):
+                    raise ValidationError("choices must be integers or strings", "choices")
+
+
+class NumericSchema(QuestionBaseSchema):
+    """Validate a numeric template: declared parameters, a generator module, a prompt."""
+
+    prompt = fields.Nested(TextSchema, required=True)
+    params = fields.Dict(
+        keys=fields.String(validate=PARAM_NAME),
+        values=fields.Nested(ParamSchema),
+        required=True,
+        validate=NON_EMPTY,
+    )
+    generator = fields.String(
+        load_default="generator.py", validate=validate.Regexp(r"^[a-z_][a-z0-9_]*\.py$")
+    )
+    misconceptions = fields.List(fields.String(validate=SLUG), load_default=list)
+    solution = fields.Nested(TextSchema, load_default=None)
+
+
+QUESTION_SCHEMAS: dict[QuestionKind, type[QuestionBaseSchema]] = {
+    QuestionKind.NUMERIC: NumericSchema,
+    QuestionKind.CHOICE: ChoiceSchema,
+    QuestionKind.ANCHOR: ChoiceSchema,
+    QuestionKind.MULTI: MultiSchema,
+    QuestionKind.ORDER: OrderSchema,
+    QuestionKind.FLASHCARD: FlashcardSchema,
+    QuestionKind.EXPLAIN: ExplainSchema,
+}
+
+PLACEHOLDER = re.compile(r"{([a-zA-Z_][a-zA-Z0-9_]*)}")
+
+
+def first_error(messages: Any, prefix: str = "") -> tuple[str, str]:
+    """Flatten marshmallow's nested error messages to the first ``(field path, reason)``.
+
+    Marshmallow reports errors as nested dicts keyed by field name (and list index); a
+    person fixing a YAML file wants one dotted path such as ``options.2.text.en``.
+    """
+    if isinstance(messages, dict):
+        for key in sorted(messages, key=str):
+            name = f"{prefix}.{key}" if prefix else str(key)
+            if key == "_schema":
+                name = prefix or "(file)"
+            return first_error(messages[key], name)
+    if isinstance(messages, list) and messages:
+        return first_error(messages[0], prefix)
+    return (prefix or "(file)", str(messages))
+
+
+def load_with(schema: Schema, data: Any, path: str) -> dict[str, Any]:
+    """Validate ``data`` with ``schema``, turning the first error into a ``BankError``."""
+    if not isinstance(data, dict):
+        raise BankError(path, "(file)", "must be a mapping")
+    try:
+        return schema.load(data)
+    except ValidationError as error:
+        field_name, reason = first_error(error.messages)
+        raise BankError(path, field_name, reason) from None
+
+
+def load_question(data: Any, path: str) -> dict[str, Any]:
+    """Validate one question file, choosing the schema by its ``kind``."""
+    if not isinstance(data, dict):
+        raise BankError(path, "(file)", "must be a mapping")
+    kind = data.get("kind")
+    try:
+        schema_class = QUESTION_SCHEMAS[QuestionKind(kind)]
+    except (ValueError, KeyError):
+        choices = ", ".join(k.value for k in QuestionKind)
+        raise BankError(path, "kind", f"must be one of: {choices}") from None
+    return load_with(schema_class(), data, path)
