@@ -11,6 +11,20 @@ STEP_FIELDS = (
     ("schedule", "preempted_ids"),
     ("update", "finished_ids"),
 )
+# Fields beyond FORMAT.md's compared ones that the trace also keeps true (``strict=True``).
+STRICT_STEP_FIELDS = (
+    ("schedule", "new_req_ids"),
+    ("schedule", "resumed_req_ids"),
+    ("schedule", "finished_ids_notified"),
+    ("schedule", "sampling_req_ids"),
+    ("update", "finish_reasons"),
+    ("update", "returned"),
+)
+STRICT_RECORD_FIELDS = ("arrivals", "aborted", "running", "waiting", "kv_free_blocks")
+SNAPSHOT_FIELDS = (
+    "status", "num_tokens", "num_tokens_with_spec", "num_computed_tokens", "num_output_tokens",
+    "num_spec_token_ids", "num_output_placeholders", "num_preemptions",
+)
 REQUEST_FIELDS = (
     ("after_schedule", "status"),
     ("after_schedule", "num_computed_tokens"),
@@ -22,9 +36,20 @@ REQUEST_FIELDS = (
 )
 
 
-def compare_traces(expected: dict[str, Any], actual: dict[str, Any]) -> list[str]:
-    """Return one line per compared field that differs (empty when the traces agree)."""
+def compare_traces(
+    expected: dict[str, Any], actual: dict[str, Any], strict: bool = False
+) -> list[str]:
+    """Return one line per compared field that differs (empty when the traces agree).
+
+    With ``strict`` every recorded field is compared, not only FORMAT.md's compared ones.
+    """
     problems: list[str] = []
+    step_fields = STEP_FIELDS + STRICT_STEP_FIELDS if strict else STEP_FIELDS
+    request_fields = (
+        tuple((part, name) for part in ("before_schedule", "after_schedule", "after_update")
+              for name in SNAPSHOT_FIELDS)
+        if strict else REQUEST_FIELDS
+    )
     actual_steps = {step["step"]: step for step in actual.get("steps", [])}
     for golden in expected.get("steps", []):
         number = golden["step"]
@@ -32,7 +57,12 @@ def compare_traces(expected: dict[str, Any], actual: dict[str, Any]) -> list[str
         if mine is None:
             problems.append(f"step {number}: missing")
             continue
-        for part, name in STEP_FIELDS:
+        if strict:
+            for name in STRICT_RECORD_FIELDS:
+                if golden.get(name) != mine.get(name):
+                    problems.append(f"step {number}: {name} want {golden.get(name)} "
+                                    f"got {mine.get(name)}")
+        for part, name in step_fields:
             want = (golden.get(part) or {}).get(name) if golden.get(part) is not None else None
             if golden.get(part) is None:
                 if mine.get(part) is not None:
@@ -46,7 +76,7 @@ def compare_traces(expected: dict[str, Any], actual: dict[str, Any]) -> list[str
             if mine_request is None:
                 problems.append(f"step {number}: request {request_id} missing")
                 continue
-            for part, name in REQUEST_FIELDS:
+            for part, name in request_fields:
                 if part not in golden_request:
                     continue
                 want = golden_request[part][name]

@@ -38,6 +38,7 @@ class Scheduler:
         self.num_lookahead_tokens = config.num_lookahead_tokens
         self.num_prefill_lookahead_tokens = config.num_prefill_lookahead_tokens
         self.max_model_len = config.max_model_len
+        self.resumed_as_new = config.use_v2_model_runner is not False
         self.kv = KVCacheManager(
             num_gpu_blocks=config.num_gpu_blocks,
             block_size=config.block_size,
@@ -269,6 +270,11 @@ class Scheduler:
                     ),
                 )
 
+        if self.resumed_as_new:
+            # The V2 model runner (vLLM's default) gets resumed requests as new ones, after
+            # the fresh admissions.
+            new_req_ids.extend(resumed_req_ids)
+            resumed_req_ids = []
         total = sum(num_scheduled_tokens.values())
         if total > config.token_budget or token_budget < 0 or input_budget < 0:
             raise SchedulerCrash("budget overspent")  # vLLM asserts the same

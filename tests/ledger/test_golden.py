@@ -45,3 +45,15 @@ def test_comparison_catches_a_changed_budget() -> None:
 def test_named_scenario_meets_its_own_expectations(path: Path) -> None:
     scenario = json.loads(path.read_text())
     assert check_expectations(scenario, replay(scenario)) == []
+
+
+@pytest.mark.parametrize("index", range(60), ids=lambda i: f"fuzz{i}")
+def test_every_recorded_field_of_the_fuzz_traces_is_reproduced(index: int) -> None:
+    """Beyond the compared fields: request lists, queues, free blocks and all snapshots."""
+    assert compare_traces(FUZZ_TRACES[index], replay(FUZZ[index]), strict=True) == []
+
+
+@pytest.mark.parametrize("path", NAMED, ids=lambda p: p.stem)
+def test_every_recorded_field_of_the_named_traces_is_reproduced(path: Path) -> None:
+    expected = json.loads(path.with_suffix(".trace.json").read_text())
+    assert compare_traces(expected, replay(json.loads(path.read_text())), strict=True) == []

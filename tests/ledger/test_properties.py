@@ -173,7 +173,7 @@ def test_preempted_request_restarts_from_zero(raw: dict[str, Any]) -> None:
             assert entry["after_schedule"]["status"] == "PREEMPTED"
             assert entry["after_schedule"]["num_computed_tokens"] == 0
             assert entry["after_schedule"]["num_output_placeholders"] == 0
-        for request_id in schedule["resumed_req_ids"]:
+        for request_id in schedule["new_req_ids"] + schedule["resumed_req_ids"]:
             hit = schedule["new_req_num_computed_tokens"][request_id]
             assert hit % engine.config.block_size == 0
         assert not (set(schedule["preempted_ids"]) and schedule["new_req_ids"])

@@ -336,18 +336,11 @@ def test_preempted_request_keeps_its_outputs_and_is_recomputed_from_zero() -> No
     assert trace["final"]["B"]["num_preemptions"] == 1
 
 
-V2_LISTS_RESUMED_AS_NEW = pytest.mark.xfail(
-    strict=True,
-    reason="ledger lists a resumed request in resumed_req_ids under the V2 model runner; "
-    "SPEC S9/§9 and golden d_kv_preemption step 10 list it in new_req_ids",
-)
-
-
 @pytest.mark.parametrize(
     ("use_v2_model_runner", "new_req_ids", "resumed_req_ids"),
     [
-        pytest.param(None, ["B"], [], marks=V2_LISTS_RESUMED_AS_NEW, id="default-v2"),
-        pytest.param(True, ["B"], [], marks=V2_LISTS_RESUMED_AS_NEW, id="v2"),
+        pytest.param(None, ["B"], [], id="default-v2"),
+        pytest.param(True, ["B"], [], id="v2"),
         pytest.param(False, [], ["B"], id="v1"),
     ],
 )
