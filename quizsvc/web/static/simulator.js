@@ -311,7 +311,10 @@
       slider.value = input.value;
       soon();
     });
-    input.insertAdjacentElement("afterend", slider);
+    var row = q.el("div", { "class": "slider-row" });
+    input.parentNode.insertBefore(row, input);
+    row.appendChild(input);
+    row.appendChild(slider);
   }
 
   function applyQuery(qs) {
