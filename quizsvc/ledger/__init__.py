@@ -9,7 +9,7 @@ from quizsvc.ledger.engine import Engine, replay
 from quizsvc.ledger.errors import ScenarioError, SchedulerCrash
 from quizsvc.ledger.request import Request, RequestStatus
 from quizsvc.ledger.scenario import Scenario, parse_scenario
-from quizsvc.ledger.scheduler import Scheduler
+from quizsvc.ledger.scheduler import Scheduler, WrongRule
 
 __all__ = [
     "Engine",
@@ -20,6 +20,7 @@ __all__ = [
     "ScenarioError",
     "Scheduler",
     "SchedulerCrash",
+    "WrongRule",
     "parse_scenario",
     "replay",
 ]

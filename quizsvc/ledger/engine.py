@@ -9,12 +9,13 @@ outcomes into sampled token ids. ``Engine.trace`` is the FORMAT.md trace.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Iterable
 from typing import Any
 
 from quizsvc.ledger.output import SchedulerOutput, UpdateResult
 from quizsvc.ledger.request import EOS_TOKEN_ID, Request, RequestStatus
 from quizsvc.ledger.scenario import Scenario, parse_scenario
-from quizsvc.ledger.scheduler import Scheduler
+from quizsvc.ledger.scheduler import Scheduler, WrongRule
 
 TRACE_FORMAT = "vllm-sched-oracle/1"
 DRAFT_TOKEN_ID = 7
@@ -95,10 +96,18 @@ class FakeModelRunner:
 class Engine:
     """Replay a scenario step by step, recording the FORMAT.md trace (unless ``tracing`` off)."""
 
-    def __init__(self, scenario: Scenario, tracing: bool = True) -> None:
+    def __init__(
+        self,
+        scenario: Scenario,
+        tracing: bool = True,
+        wrong_rules: Iterable[WrongRule] = (),
+        wrong_from_step: int = 0,
+    ) -> None:
         self.scenario = scenario
         self.config = scenario.config
         self.tracing = tracing
+        self.wrong_rules = frozenset(wrong_rules)
+        self.wrong_from_step = wrong_from_step
         self.scheduler = Scheduler(scenario.config, explain=tracing)
         self.runner = FakeModelRunner(scenario)
         self.pending = sorted(scenario.requests, key=lambda s: (s.arrival_step, s.index))
@@ -131,6 +140,8 @@ class Engine:
             self.done = True
             return None
         self.step_index += 1
+        if self.wrong_rules and step >= self.wrong_from_step:
+            scheduler.wrong_rules = self.wrong_rules
         record: dict[str, Any] | None = None
         listed: list[Request] = []
         if self.tracing:
@@ -275,13 +286,18 @@ class Engine:
 
     def trace(self) -> dict[str, Any]:
         """Return the FORMAT.md trace of everything run so far."""
-        return {
+        trace: dict[str, Any] = {
             "format": TRACE_FORMAT,
             "scenario": self.scenario.name,
             "effective_config": self.config.effective(),
             "steps": self.steps,
             "final": self.final(),
         }
+        if self.wrong_rules:
+            # Never mistaken for a real vLLM trace: say which wrong model produced it.
+            trace["wrong_rules"] = sorted(rule.value for rule in self.wrong_rules)
+            trace["wrong_from_step"] = self.wrong_from_step
+        return trace
 
 
 def schedule_record(output: SchedulerOutput) -> dict[str, Any]:
@@ -308,7 +324,17 @@ def schedule_record(output: SchedulerOutput) -> dict[str, Any]:
     }
 
 
-def replay(scenario: dict[str, Any] | Scenario) -> dict[str, Any]:
-    """Replay one FORMAT.md scenario and return its trace (raises ``ScenarioError``)."""
+def replay(
+    scenario: dict[str, Any] | Scenario,
+    wrong_rules: Iterable[WrongRule | str] = (),
+    wrong_from_step: int = 0,
+) -> dict[str, Any]:
+    """Replay one FORMAT.md scenario and return its trace (raises ``ScenarioError``).
+
+    ``wrong_rules`` replays it under deliberately mistaken models (misconception feedback),
+    from loop step ``wrong_from_step`` on: the warm-up before the asked step stays real, so
+    the wrong model is applied to the very state the learner was shown.
+    """
     parsed = scenario if isinstance(scenario, Scenario) else parse_scenario(scenario)
-    return Engine(parsed).run().trace()
+    rules = [WrongRule(rule) for rule in wrong_rules]
+    return Engine(parsed, wrong_rules=rules, wrong_from_step=wrong_from_step).run().trace()

@@ -11,6 +11,9 @@ gate); then ``_update_after_schedule`` advances ``num_computed_tokens`` optimist
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from enum import StrEnum
+
 from quizsvc.ledger.config import LedgerConfig
 from quizsvc.ledger.errors import SchedulerCrash
 from quizsvc.ledger.kv_cache import KVCacheManager
@@ -22,15 +25,56 @@ from quizsvc.ledger.request import Request, RequestStatus
 NUM_SAMPLED_TOKENS_PER_STEP = 1
 
 
+class WrongRule(StrEnum):
+    """Name a common wrong model of the scheduler that the ledger can run on purpose.
+
+    The real vLLM 0.33.0 behaviour is the default (no wrong rule). Running a scenario under
+    one of these shows a learner what their mistaken model would predict, computed by the
+    same machinery rather than by a formula written beside it.
+    """
+
+    DRAFTS_COUNTED_TWICE = "drafts_counted_twice"  # demand N + 2S + ph - C
+    WAITING_BEFORE_RUNNING = "waiting_before_running"  # admissions before the running loop
+    THRESHOLD_FOR_LONE_REQUEST = "threshold_for_lone_request"  # threshold even when E <= 1
+    KV_SHRINKS_CHUNK = "kv_shrinks_chunk"  # a KV shortage cuts n instead of preempting
+
+
+@dataclass(slots=True)
+class _StepState:
+    """Carry one ``schedule()`` call's budgets and partial output between its two loops."""
+
+    token_budget: int
+    input_budget: int
+    threshold: int
+    num_scheduled_tokens: dict[str, int] = field(default_factory=dict)
+    scheduled_spec_decode_tokens: dict[str, list[int]] = field(default_factory=dict)
+    scheduled_running: list[Request] = field(default_factory=list)
+    preempted: list[Request] = field(default_factory=list)
+    limits: dict[str, RequestLimit] = field(default_factory=dict)
+    cached_num_computed: dict[str, int] = field(default_factory=dict)
+    new_req_ids: list[str] = field(default_factory=list)
+    resumed_req_ids: list[str] = field(default_factory=list)
+    new_num_computed: dict[str, int] = field(default_factory=dict)
+    prefill_scheduled: bool = False
+
+
 class Scheduler:
     """Keep the books of one vLLM 0.33.0 V1 scheduler (sync or async).
 
-    Set ``explain`` to False to skip recording ``RequestLimit`` reasons (benchmarks).
+    Set ``explain`` to False to skip recording ``RequestLimit`` reasons (benchmarks);
+    ``wrong_rules`` runs a deliberately mistaken model (``WrongRule``) for misconception
+    feedback and is empty for the real scheduler.
     """
 
-    def __init__(self, config: LedgerConfig, explain: bool = True) -> None:
+    def __init__(
+        self,
+        config: LedgerConfig,
+        explain: bool = True,
+        wrong_rules: frozenset[WrongRule] = frozenset(),
+    ) -> None:
         self.config = config
         self.explain = explain
+        self.wrong_rules = frozenset(wrong_rules)
         self.is_async = config.async_scheduling
         self.is_priority = config.policy == "priority"
         self.num_spec_tokens = config.num_speculative_tokens
@@ -103,27 +147,73 @@ class Scheduler:
         """Plan one step: the running loop, then (unless something was preempted) admissions."""
         self.sched_step += 1
         config = self.config
+        num_eligible = len(self.running) + len(self.waiting)
+        threshold = config.long_prefill_token_threshold
+        if num_eligible <= 1 and WrongRule.THRESHOLD_FOR_LONE_REQUEST not in self.wrong_rules:
+            threshold = 0
+        if threshold > 0 and config.long_prefill_token_threshold_adaptive:
+            threshold = max(threshold, config.input_budget // max(num_eligible, 1))
+        state = _StepState(config.token_budget, config.input_budget, threshold)
+        if WrongRule.WAITING_BEFORE_RUNNING in self.wrong_rules:
+            self._schedule_waiting(state)
+            self._schedule_running(state)
+        else:
+            self._schedule_running(state)
+            if not state.preempted:
+                self._schedule_waiting(state)
+            elif self.explain:
+                self._explain_no_admissions(state)
+        new_req_ids = state.new_req_ids
+        resumed_req_ids = state.resumed_req_ids
+        if self.resumed_as_new:
+            # The V2 model runner (vLLM's default) gets resumed requests as new ones, after
+            # the fresh admissions.
+            new_req_ids = new_req_ids + resumed_req_ids
+            resumed_req_ids = []
+        num_scheduled_tokens = state.num_scheduled_tokens
+        total = sum(num_scheduled_tokens.values())
+        if total > config.token_budget or state.token_budget < 0 or state.input_budget < 0:
+            raise SchedulerCrash("budget overspent")  # vLLM asserts the same
+        output = SchedulerOutput(
+            sched_step=self.sched_step,
+            num_scheduled_tokens=num_scheduled_tokens,
+            total_num_scheduled_tokens=total,
+            scheduled_spec_decode_tokens=state.scheduled_spec_decode_tokens,
+            new_req_ids=new_req_ids,
+            new_req_num_computed_tokens=state.new_num_computed,
+            resumed_req_ids=resumed_req_ids,
+            running_req_ids=[r.request_id for r in state.scheduled_running],
+            cached_req_num_computed_tokens=state.cached_num_computed,
+            preempted_req_ids=self.preempted_since_last_step
+            + [r.request_id for r in state.preempted],
+            finished_req_ids=self.finished_req_ids,
+            num_spec_tokens_to_schedule=self.num_spec_tokens,
+            token_budget_left=state.token_budget,
+            input_budget_left=state.input_budget,
+            limits=state.limits,
+        )
+        self._update_after_schedule(output)
+        return output
+
+    def _schedule_running(self, state: _StepState) -> None:
+        """Walk ``running`` in order: demand, threshold, budgets, model length, then KV."""
         explain = self.explain
-        token_budget = config.token_budget
-        input_budget = config.input_budget
+        wrong_rules = self.wrong_rules
         draft_slots = self.draft_slots
         max_model_len = self.max_model_len
         lookahead = self.num_lookahead_tokens
         prefill_lookahead = self.num_prefill_lookahead_tokens
         kv = self.kv
-
-        num_scheduled_tokens: dict[str, int] = {}
-        scheduled_spec_decode_tokens: dict[str, list[int]] = {}
-        scheduled_running: list[Request] = []
-        preempted: list[Request] = []
-        limits: dict[str, RequestLimit] = {}
-        cached_num_computed: dict[str, int] = {}
-        prefill_scheduled = False
-
-        num_eligible = len(self.running) + len(self.waiting)
-        threshold = config.long_prefill_token_threshold if num_eligible > 1 else 0
-        if threshold > 0 and config.long_prefill_token_threshold_adaptive:
-            threshold = max(threshold, input_budget // num_eligible)
+        threshold = state.threshold
+        token_budget = state.token_budget
+        input_budget = state.input_budget
+        num_scheduled_tokens = state.num_scheduled_tokens
+        scheduled_spec_decode_tokens = state.scheduled_spec_decode_tokens
+        scheduled_running = state.scheduled_running
+        limits = state.limits
+        drafts_counted_twice = WrongRule.DRAFTS_COUNTED_TWICE in wrong_rules
+        kv_shrinks_chunk = WrongRule.KV_SHRINKS_CHUNK in wrong_rules
+        admitted_first = WrongRule.WAITING_BEFORE_RUNNING in wrong_rules
 
         running = self.running
         req_index = 0
@@ -131,6 +221,9 @@ class Scheduler:
             request = running[req_index]
             if input_budget <= draft_slots:
                 break
+            if admitted_first and request.request_id in num_scheduled_tokens:
+                req_index += 1
+                continue
             placeholders = request.num_output_placeholders
             computed = request.num_computed_tokens
             if (
@@ -147,7 +240,10 @@ class Scheduler:
                 req_index += 1
                 continue
             num_tokens = len(request.all_token_ids)
-            demand = num_tokens + len(request.spec_token_ids) + placeholders - computed
+            num_drafts = len(request.spec_token_ids)
+            demand = num_tokens + num_drafts + placeholders - computed
+            if drafts_counted_twice:
+                demand += num_drafts
             num_new = demand
             bound = "demand"
             if 0 < threshold < num_new:
@@ -169,6 +265,11 @@ class Scheduler:
                 remaining = num_tokens - computed - num_new
                 if 0 < remaining < prefill_lookahead:
                     num_new = max(num_new - (prefill_lookahead - remaining), 0)
+            if kv_shrinks_chunk:
+                fitting = self._tokens_that_fit(request, lookahead)
+                if fitting < num_new:
+                    num_new = max(fitting, 0)
+                    bound = "kv"
             limit = None
             if explain:
                 limit = RequestLimit(
@@ -181,7 +282,7 @@ class Scheduler:
                     raise SchedulerCrash(
                         f"{request.request_id}: negative allocation {num_new} at max_model_len"
                     )
-                if limit is not None:
+                if limit is not None and bound != "kv":
                     limit.bound = "skipped"
                     limit.note = "no room left before max_model_len"
                 req_index += 1
@@ -206,23 +307,13 @@ class Scheduler:
                         token_budget += restored
                         input_budget += restored + draft_slots
                         scheduled_spec_decode_tokens.pop(victim.request_id, None)
-                        cached_num_computed.pop(victim.request_id, None)
+                        state.cached_num_computed.pop(victim.request_id, None)
                 else:
                     victim = running.pop()
                 self._preempt(victim)
-                preempted.append(victim)
+                state.preempted.append(victim)
                 if explain:
-                    victim_limit = limits.get(victim.request_id)
-                    note = f"preempted to free KV blocks for {request.request_id}"
-                    if victim_limit is None or victim is not request:
-                        limits[victim.request_id] = RequestLimit(
-                            "running", 0, threshold or None, token_budget,
-                            input_budget - draft_slots, None, 0, 0, "preempted", note,
-                        )
-                    else:
-                        victim_limit.scheduled = 0
-                        victim_limit.bound = "preempted"
-                        victim_limit.note = "preempted itself: no KV blocks left to take"
+                    self._explain_preemption(state, victim, request, token_budget, input_budget)
                 if victim is request:
                     break
             if not allocated:
@@ -230,10 +321,10 @@ class Scheduler:
                     continue
                 break
             scheduled_running.append(request)
-            prefill_scheduled |= request.is_prefill_chunk
+            state.prefill_scheduled |= request.is_prefill_chunk
             request_id = request.request_id
             num_scheduled_tokens[request_id] = num_new
-            cached_num_computed[request_id] = computed
+            state.cached_num_computed[request_id] = computed
             token_budget -= num_new
             input_budget -= num_new + draft_slots
             req_index += 1
@@ -244,73 +335,54 @@ class Scheduler:
                         :num_drafts_covered
                     ]
                 request.spec_token_ids = []
-
+        state.token_budget = token_budget
+        state.input_budget = input_budget
         if explain:
-            self._explain_unreached_running(
-                limits, req_index, token_budget, input_budget, threshold
-            )
+            self._explain_unreached_running(state, req_index)
 
-        new_req_ids: list[str] = []
-        new_num_computed: dict[str, int] = {}
-        resumed_req_ids: list[str] = []
-        if not preempted:
-            token_budget, input_budget, prefill_scheduled = self._schedule_waiting(
-                token_budget, input_budget, threshold, prefill_scheduled,
-                bool(scheduled_running), num_scheduled_tokens, scheduled_spec_decode_tokens,
-                new_req_ids, new_num_computed, resumed_req_ids, limits,
-            )
-        elif explain:
-            for request in self.waiting:
-                limits.setdefault(
-                    request.request_id,
-                    RequestLimit(
-                        "waiting", request.num_tokens, threshold or None, token_budget,
-                        input_budget - draft_slots, None, 0, 0, "preempted",
-                        "no admissions in a step that preempted",
-                    ),
-                )
+    def _tokens_that_fit(self, request: Request, lookahead: int) -> int:
+        """Return how many new tokens the free KV blocks could hold (a wrong-rule helper)."""
+        kv = self.kv
+        capacity = (kv.num_free_blocks + kv.num_held_blocks(request.request_id)) * kv.block_size
+        capacity = min(capacity, self.max_model_len)
+        return capacity - request.num_computed_tokens - lookahead
 
-        if self.resumed_as_new:
-            # The V2 model runner (vLLM's default) gets resumed requests as new ones, after
-            # the fresh admissions.
-            new_req_ids.extend(resumed_req_ids)
-            resumed_req_ids = []
-        total = sum(num_scheduled_tokens.values())
-        if total > config.token_budget or token_budget < 0 or input_budget < 0:
-            raise SchedulerCrash("budget overspent")  # vLLM asserts the same
-        preempted_ids = self.preempted_since_last_step + [r.request_id for r in preempted]
-        output = SchedulerOutput(
-            sched_step=self.sched_step,
-            num_scheduled_tokens=num_scheduled_tokens,
-            total_num_scheduled_tokens=total,
-            scheduled_spec_decode_tokens=scheduled_spec_decode_tokens,
-            new_req_ids=new_req_ids,
-            new_req_num_computed_tokens=new_num_computed,
-            resumed_req_ids=resumed_req_ids,
-            running_req_ids=[r.request_id for r in scheduled_running],
-            cached_req_num_computed_tokens=cached_num_computed,
-            preempted_req_ids=preempted_ids,
-            finished_req_ids=self.finished_req_ids,
-            num_spec_tokens_to_schedule=self.num_spec_tokens,
-            token_budget_left=token_budget,
-            input_budget_left=input_budget,
-            limits=limits,
-        )
-        self._update_after_schedule(output)
-        return output
-
-    def _explain_unreached_running(
-        self,
-        limits: dict[str, RequestLimit],
-        req_index: int,
-        token_budget: int,
+    def _explain_preemption(
+        self, state: _StepState, victim: Request, request: Request, token_budget: int,
         input_budget: int,
-        threshold: int,
     ) -> None:
+        """Record that ``victim`` was preempted so that ``request`` could get KV blocks."""
+        victim_limit = state.limits.get(victim.request_id)
+        if victim is request and victim_limit is not None:
+            victim_limit.scheduled = 0
+            victim_limit.bound = "preempted"
+            victim_limit.note = "preempted itself: no KV blocks left to take"
+            return
+        state.limits[victim.request_id] = RequestLimit(
+            "running", 0, state.threshold or None, token_budget,
+            input_budget - self.draft_slots, None, 0, 0, "preempted",
+            f"preempted to free KV blocks for {request.request_id}",
+        )
+
+    def _explain_no_admissions(self, state: _StepState) -> None:
+        """Record that waiting requests got nothing because the step preempted."""
+        for request in self.waiting:
+            state.limits.setdefault(
+                request.request_id,
+                RequestLimit(
+                    "waiting", request.num_tokens, state.threshold or None, state.token_budget,
+                    state.input_budget - self.draft_slots, None, 0, 0, "preempted",
+                    "no admissions in a step that preempted",
+                ),
+            )
+
+    def _explain_unreached_running(self, state: _StepState, req_index: int) -> None:
         """Record why running requests the loop never reached got nothing."""
         draft_slots = self.draft_slots
+        token_budget = state.token_budget
+        input_budget = state.input_budget
         for request in self.running[req_index:]:
-            if request.request_id in limits:
+            if request.request_id in state.limits:
                 continue
             if token_budget <= 0:
                 bound, note = "token_budget", "token_budget spent before its turn"
@@ -318,28 +390,15 @@ class Scheduler:
                 bound, note = "input_budget", "input_budget <= draft_slots: the loop stopped"
             else:
                 bound, note = "kv", "the running loop stopped after a KV preemption"
-            limits[request.request_id] = RequestLimit(
+            state.limits[request.request_id] = RequestLimit(
                 "running",
                 request.num_tokens_with_spec + request.num_output_placeholders
                 - request.num_computed_tokens,
-                threshold or None, token_budget, input_budget - draft_slots, None, 0, 0,
+                state.threshold or None, token_budget, input_budget - draft_slots, None, 0, 0,
                 bound, note,
             )
 
-    def _schedule_waiting(
-        self,
-        token_budget: int,
-        input_budget: int,
-        threshold: int,
-        prefill_scheduled: bool,
-        scheduled_any_running: bool,
-        num_scheduled_tokens: dict[str, int],
-        scheduled_spec_decode_tokens: dict[str, list[int]],
-        new_req_ids: list[str],
-        new_num_computed: dict[str, int],
-        resumed_req_ids: list[str],
-        limits: dict[str, RequestLimit],
-    ) -> tuple[int, int, bool]:
+    def _schedule_waiting(self, state: _StepState) -> None:
         """Admit waiting requests in queue order until a limit stops the loop."""
         config = self.config
         explain = self.explain
@@ -349,6 +408,12 @@ class Scheduler:
         block_size = config.block_size
         waiting = self.waiting
         kv = self.kv
+        limits = state.limits
+        threshold = state.threshold
+        token_budget = state.token_budget
+        input_budget = state.input_budget
+        scheduled_any_running = bool(state.scheduled_running)
+        kv_shrinks_chunk = WrongRule.KV_SHRINKS_CHUNK in self.wrong_rules
         skipped: list[Request] = []
         stop_reason: tuple[str, str] | None = None
         while token_budget > 0:
@@ -384,7 +449,7 @@ class Scheduler:
             if (
                 num_spec_tokens > 0
                 and num_new == 1
-                and not prefill_scheduled
+                and not state.prefill_scheduled
                 and (scheduled_any_running or num_computed > 0)
             ):
                 padded = 1 + num_spec_tokens
@@ -410,6 +475,15 @@ class Scheduler:
                     if num_new == 0:
                         skipped.append(waiting.pop())
                         continue
+            if kv_shrinks_chunk:
+                fitting = (kv.num_free_blocks + len(hit_blocks)) * block_size - num_computed
+                fitting -= self.num_lookahead_tokens
+                if fitting < num_new:
+                    num_new = fitting
+                    bound = "kv"
+                    if num_new <= 0:
+                        stop_reason = ("kv", "no free KV blocks left")
+                        break
             limit = None
             if explain:
                 limit = RequestLimit(
@@ -422,7 +496,7 @@ class Scheduler:
                 num_new,
                 hit_blocks=hit_blocks,
                 num_lookahead_tokens=self.num_lookahead_tokens,
-                full_sequence_must_fit=config.scheduler_reserve_full_isl,
+                full_sequence_must_fit=config.scheduler_reserve_full_isl and not kv_shrinks_chunk,
                 has_scheduled_reqs=bool(self.running),
             )
             if not allocated:
@@ -447,17 +521,17 @@ class Scheduler:
             self.running.append(request)
             request_id = request.request_id
             if request.status == RequestStatus.WAITING:
-                new_req_ids.append(request_id)
+                state.new_req_ids.append(request_id)
             else:
-                resumed_req_ids.append(request_id)
-            new_num_computed[request_id] = num_computed
-            num_scheduled_tokens[request_id] = num_new
+                state.resumed_req_ids.append(request_id)
+            state.new_num_computed[request_id] = num_computed
+            state.num_scheduled_tokens[request_id] = num_new
             token_budget -= num_new
             input_budget -= num_new + draft_slots
             request.status = RequestStatus.RUNNING
             request.num_computed_tokens = num_computed
             if pad_spec_decode:
-                scheduled_spec_decode_tokens[request_id] = [-1] * num_spec_tokens
+                state.scheduled_spec_decode_tokens[request_id] = [-1] * num_spec_tokens
         if explain:
             if stop_reason is None and token_budget <= 0:
                 stop_reason = ("token_budget", "token_budget spent before its turn")
@@ -471,7 +545,8 @@ class Scheduler:
                         )
         if skipped:
             waiting.prepend_many(skipped)
-        return token_budget, input_budget, prefill_scheduled
+        state.token_budget = token_budget
+        state.input_budget = input_budget
 
     def _preempt(self, request: Request) -> None:
         """Send a running request back to waiting: C = 0, blocks freed, outputs kept."""
