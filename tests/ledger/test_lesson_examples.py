@@ -8,29 +8,12 @@ import pytest
 
 from quizsvc.ledger import replay
 
-
-def _step(trace: dict[str, Any], step: int) -> dict[str, Any]:
-    return next(record for record in trace["steps"] if record["step"] == step)
-
-
-def mixed_step_scenario(async_scheduling: bool = False) -> dict[str, Any]:
-    """Reach A: N=10/C=9, B: N=10/C=4 with warm-up steps, then let C (prompt 5) arrive."""
-    return {
-        "name": "lesson_1_6_1",
-        "config": {"max_num_batched_tokens": 8, "max_model_len": 64, "block_size": 4,
-                   "num_gpu_blocks": 64, "async_scheduling": async_scheduling},
-        "requests": [
-            {"id": "D", "prompt_len": 3, "max_tokens": 1, "arrival_step": 0},
-            {"id": "A", "prompt_len": 9, "max_tokens": 3, "arrival_step": 0},
-            {"id": "B", "prompt_len": 10, "max_tokens": 3, "arrival_step": 1},
-            {"id": "C", "prompt_len": 5, "max_tokens": 2, "arrival_step": 2},
-        ],
-    }
+from .builders import mixed_step, step_of
 
 
 def test_mixed_step_allocates_1_6_1_and_computed_becomes_10_10_1() -> None:
-    trace = replay(mixed_step_scenario())
-    record = _step(trace, 2)
+    trace = replay(mixed_step())
+    record = step_of(trace, 2)
     before = {rid: record["requests"][rid]["before_schedule"] for rid in "ABC"}
     assert (before["A"]["num_tokens"], before["A"]["num_computed_tokens"]) == (10, 9)
     assert (before["B"]["num_tokens"], before["B"]["num_computed_tokens"]) == (10, 4)
@@ -66,7 +49,7 @@ def spec_scenario(accepted: int, async_scheduling: bool = False) -> dict[str, An
 def test_spec_step_demand_4_then_rollback_keeps_n_minus_c_at_1(
     accepted: int, computed_after: int, num_tokens_after: int
 ) -> None:
-    record = _step(replay(spec_scenario(accepted)), 1)
+    record = step_of(replay(spec_scenario(accepted)), 1)
     entry = record["requests"]["A"]
     before = entry["before_schedule"]
     assert (before["num_tokens"], before["num_computed_tokens"], before["num_spec_token_ids"]) == (
@@ -113,4 +96,4 @@ def test_async_mixed_step_still_allocates_1_6_1_with_c_counting_in_flight_work()
         ],
     }
     trace = replay(scenario)
-    assert _step(trace, 0)["schedule"]["num_scheduled_tokens"] == {"A": 9, "B": 4}
+    assert step_of(trace, 0)["schedule"]["num_scheduled_tokens"] == {"A": 9, "B": 4}
