@@ -6,8 +6,6 @@ fields are ``dump_only``. Validators raise ``ValidationError``, as marshmallow 4
 
 from __future__ import annotations
 
-from datetime import UTC
-
 import marshmallow as ma
 from marshmallow import fields, validate
 
@@ -17,6 +15,9 @@ from quizsvc.api.services.study import MODES
 from quizsvc.bank.model import QuestionKind
 
 RATING_NAMES = ("again", "hard", "good", "easy")
+MAX_INT32 = 2**31 - 1  # the Integer columns' range on PostgreSQL
+STABILITY = validate.Range(min=0, max=1e6)  # days; fsrs caps intervals at 36500
+DIFFICULTY = validate.Range(min=1, max=10)  # fsrs keeps difficulty in [1, 10]
 
 
 class HealthSchema(ma.Schema):
@@ -63,7 +64,7 @@ class StrictSchema(ma.Schema):
         unknown = ma.RAISE
 
 
-AWARE = {"format": "iso", "default_timezone": UTC}
+AWARE = {"format": "iso"}  # naive datetimes are refused: every time here is UTC
 
 
 class TextSchema(ma.Schema):
@@ -383,7 +384,7 @@ class ExportSelfAssessmentSchema(StrictSchema):
 class ExportAttemptSchema(StrictSchema):
     """An attempt in an export document; ``n`` numbers it for the review log's references."""
 
-    n = fields.Integer(required=True, strict=True, validate=validate.Range(min=1))
+    n = fields.Integer(required=True, strict=True, validate=validate.Range(min=1, max=MAX_INT32))
     question_id = fields.String(required=True, validate=validate.Length(min=1, max=200))
     lesson = fields.String(required=True, validate=validate.Length(min=1, max=200))
     kind = fields.String(required=True, validate=validate.OneOf([k.value for k in QuestionKind]))
@@ -398,7 +399,8 @@ class ExportAttemptSchema(StrictSchema):
                                      validate=validate.Length(max=200))
     served_at = fields.AwareDateTime(required=True, **AWARE)
     submitted_at = fields.AwareDateTime(required=True, **AWARE)
-    duration_ms = fields.Integer(required=True, strict=True, validate=validate.Range(min=0))
+    duration_ms = fields.Integer(required=True, strict=True,
+                                 validate=validate.Range(min=0, max=MAX_INT32))
     closed_book = fields.Boolean(required=True)
     explanation = fields.String(required=True, allow_none=True,
                                 validate=validate.Length(max=4000))
@@ -416,8 +418,8 @@ class ExportCardSchema(StrictSchema):
     state = fields.Integer(required=True, strict=True, validate=validate.Range(min=1, max=3))
     step = fields.Integer(required=True, allow_none=True, strict=True,
                           validate=validate.Range(min=0, max=100))
-    stability = fields.Float(required=True, allow_none=True, validate=validate.Range(min=0))
-    difficulty = fields.Float(required=True, allow_none=True, validate=validate.Range(min=0))
+    stability = fields.Float(required=True, allow_none=True, validate=STABILITY)
+    difficulty = fields.Float(required=True, allow_none=True, validate=DIFFICULTY)
     due = fields.AwareDateTime(required=True, **AWARE)
     last_review = fields.AwareDateTime(required=True, allow_none=True, **AWARE)
     created_at = fields.AwareDateTime(required=True, **AWARE)
@@ -427,16 +429,19 @@ class ExportReviewLogSchema(StrictSchema):
     """One fsrs review in an export document, with the card state before it."""
 
     question_id = fields.String(required=True, validate=validate.Length(min=1, max=200))
-    attempt = fields.Integer(required=True, allow_none=True, strict=True)
+    attempt = fields.Integer(required=True, allow_none=True, strict=True,
+                             validate=validate.Range(min=1, max=MAX_INT32))
     rating = fields.Integer(required=True, strict=True, validate=validate.Range(min=1, max=4))
     reviewed_at = fields.AwareDateTime(required=True, **AWARE)
-    duration_ms = fields.Integer(required=True, allow_none=True, strict=True)
+    duration_ms = fields.Integer(required=True, allow_none=True, strict=True,
+                                 validate=validate.Range(min=0, max=MAX_INT32))
     rated_by_learner = fields.Boolean(required=True)
     state_before = fields.Integer(required=True, strict=True,
                                   validate=validate.Range(min=1, max=3))
-    step_before = fields.Integer(required=True, allow_none=True, strict=True)
-    stability_before = fields.Float(required=True, allow_none=True)
-    difficulty_before = fields.Float(required=True, allow_none=True)
+    step_before = fields.Integer(required=True, allow_none=True, strict=True,
+                                 validate=validate.Range(min=0, max=100))
+    stability_before = fields.Float(required=True, allow_none=True, validate=STABILITY)
+    difficulty_before = fields.Float(required=True, allow_none=True, validate=DIFFICULTY)
     due_before = fields.AwareDateTime(required=True, **AWARE)
     last_review_before = fields.AwareDateTime(required=True, allow_none=True, **AWARE)
 
@@ -448,7 +453,8 @@ class ExportMasterySchema(StrictSchema):
     lesson = fields.String(required=True, validate=validate.Length(min=1, max=200))
     mastered = fields.Boolean(required=True)
     mastered_at = fields.AwareDateTime(required=True, allow_none=True, **AWARE)
-    evidence = fields.List(fields.Integer(strict=True), required=True)
+    evidence = fields.List(fields.Integer(strict=True, validate=validate.Range(
+        min=1, max=MAX_INT32)), required=True)
     policy = fields.String(required=True, validate=validate.Length(min=1, max=32))
     evaluated_at = fields.AwareDateTime(required=True, **AWARE)
 

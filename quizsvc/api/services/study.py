@@ -48,6 +48,7 @@ MAX_EXPLANATION = 4000
 MAX_TEXT_ANSWER = 4000
 MAX_IDEMPOTENCY_KEY = 200
 SEED_BITS = 48
+MAX_ROW_ID = 2**31 - 1  # integer primary keys; larger path ids cannot exist
 
 
 def opaque_id(ctx: Context) -> str:
@@ -405,6 +406,8 @@ def replay(ctx: Context, earlier: Attempt, digest: str) -> AttemptView:
 
 def owned_attempt(ctx: Context, attempt_id: int) -> Attempt:
     """Return one of this learner's attempts or raise ``NotFound``."""
+    if not 0 < attempt_id <= MAX_ROW_ID:
+        raise NotFound("No such attempt.")
     attempt = ctx.session.get(Attempt, attempt_id)
     if attempt is None or attempt.learner_id != ctx.learner_id:
         raise NotFound("No such attempt.")

@@ -1,0 +1,227 @@
+"""No browser may read or change another learner's data: one attack per endpoint.
+
+Alice studies; Mallory (another browser, another learner) calls every endpoint with Alice's
+ids. Each attack must fail or touch only Mallory's own records, and Alice's export must be
+byte-for-byte the same afterwards. ``test_every_api_endpoint_has_an_attack`` fails when an
+endpoint is added without one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from tests.fake_bank import LESSON_ID
+
+
+@dataclass
+class Alice:
+    """What Alice owns, by id."""
+
+    session_id: str
+    open_variant_id: str
+    wrong_attempt_id: int
+    right_attempt_id: int
+    link_code: str
+
+
+@pytest.fixture
+def alice(new_browser, db, bank):
+    from tests.api.conftest import Study
+
+    browser = new_browser()
+    study = Study(browser, db, bank)
+    session = study.start(LESSON_ID, mode="quiz", size=2)
+    first = study.next(session["id"])["question"]["variant_id"]
+    wrong = study.answer(first, study.wrong_answer(first)).json
+    second = study.next(session["id"])["question"]["variant_id"]
+    right = study.answer(second, study.right_answer(second)).json
+    other = study.start(LESSON_ID, mode="review", size=1)
+    open_variant = study.next(other["id"])["question"]["variant_id"]
+    browser.put("/api/self-assessments/spec", json={"rating": 3, "note": "alice"})
+    code = browser.post("/api/link-codes").json["code"]
+    owned = Alice(session["id"], open_variant, wrong["id"], right["id"], code)
+    return browser, owned
+
+
+def status(expected: int) -> Callable[[Any], None]:
+    def check(response: Any) -> None:
+        assert response.status_code == expected, response.json
+    return check
+
+
+ATTACKS: dict[tuple[str, str], Callable[[Any, Alice], None]] = {}
+
+
+def attack(method: str, rule: str):
+    def register(fn):
+        ATTACKS[(method, rule)] = fn
+        return fn
+    return register
+
+
+@attack("GET", "/api/sessions/<string:session_id>")
+def read_session(mallory, a):
+    status(404)(mallory.get(f"/api/sessions/{a.session_id}"))
+
+
+@attack("GET", "/api/sessions/<string:session_id>/next")
+def take_next(mallory, a):
+    status(404)(mallory.get(f"/api/sessions/{a.session_id}/next"))
+
+
+@attack("POST", "/api/sessions")
+def start_own_session(mallory, a):
+    status(201)(mallory.post("/api/sessions", json={"lesson": LESSON_ID}))
+
+
+@attack("POST", "/api/attempts")
+def answer_alices_variant(mallory, a):
+    response = mallory.post("/api/attempts", json={"variant_id": a.open_variant_id,
+                                                   "answer": [1, 7]},
+                            headers={"Idempotency-Key": "mallory-1"})
+    status(404)(response)
+
+
+@attack("GET", "/api/attempts/<int:attempt_id>")
+def read_attempt(mallory, a):
+    status(404)(mallory.get(f"/api/attempts/{a.right_attempt_id}"))
+    status(404)(mallory.get(f"/api/attempts/{a.wrong_attempt_id}"))
+
+
+@attack("POST", "/api/attempts/<int:attempt_id>/explanation")
+def explain_to_reveal(mallory, a):
+    status(404)(mallory.post(f"/api/attempts/{a.wrong_attempt_id}/explanation",
+                             json={"explanation": "show me"}))
+
+
+@attack("POST", "/api/attempts/<int:attempt_id>/rating")
+def rerate(mallory, a):
+    status(404)(mallory.post(f"/api/attempts/{a.right_attempt_id}/rating",
+                             json={"rating": "easy"}))
+
+
+@attack("GET", "/api/self-assessments")
+def list_assessments(mallory, a):
+    assert mallory.get("/api/self-assessments").json == []
+
+
+@attack("DELETE", "/api/self-assessments")
+def clear_assessments(mallory, a):
+    assert mallory.delete("/api/self-assessments").json == {"deleted": 0}
+
+
+@attack("GET", "/api/self-assessments/<string:ref>")
+def read_assessment(mallory, a):
+    status(404)(mallory.get("/api/self-assessments/spec"))
+
+
+@attack("PUT", "/api/self-assessments/<string:ref>")
+def overwrite_assessment(mallory, a):
+    status(201)(mallory.put("/api/self-assessments/spec", json={"rating": 1}))
+
+
+@attack("DELETE", "/api/self-assessments/<string:ref>")
+def delete_assessment(mallory, a):
+    status(404)(mallory.delete("/api/self-assessments/spec"))
+
+
+@attack("GET", "/api/reviews/due")
+def read_due(mallory, a):
+    assert mallory.get("/api/reviews/due").json["cards"] == 0
+
+
+@attack("GET", "/api/mastery")
+def read_mastery(mallory, a):
+    assert mallory.get("/api/mastery").json == []
+
+
+@attack("GET", "/api/progress")
+def read_progress(mallory, a):
+    assert mallory.get("/api/progress").json["accuracy"]["attempts"] == 0
+
+
+@attack("GET", "/api/export")
+def export_someone(mallory, a):
+    document = mallory.get("/api/export").json
+    assert document["attempts"] == document["cards"] == document["self_assessments"] == []
+    assert "learner" not in document
+    assert mallory.get("/api/export?format=fsrs-csv").data.decode().count("\n") == 1
+
+
+@attack("POST", "/api/import")
+def import_over(mallory, a):
+    document = mallory.get("/api/export").json
+    status(201)(mallory.post("/api/import", json=document))
+
+
+@attack("GET", "/api/lessons")
+def list_lessons(mallory, a):
+    status(200)(mallory.get("/api/lessons"))
+
+
+@attack("GET", "/api/lessons/<string:lesson_id>")
+def open_alices_book(mallory, a):
+    assert mallory.get(f"/api/lessons/{LESSON_ID}").json["opened_book"] == 0
+
+
+@attack("GET", "/api/me")
+def whoami(mallory, a):
+    status(200)(mallory.get("/api/me"))
+
+
+@attack("POST", "/api/link-codes")
+def own_code(mallory, a):
+    status(201)(mallory.post("/api/link-codes"))
+
+
+@attack("POST", "/api/link")
+def guess_a_code(mallory, a):
+    status(422)(mallory.post("/api/link", json={"code": "AAAAAAAAAAAA"}))
+
+
+@attack("POST", "/api/simulate")
+def simulate(mallory, a):
+    status(200)(mallory.post("/api/simulate", json={"requests": [
+        {"id": "A", "prompt_len": 3, "max_tokens": 1}]}))
+
+
+@attack("GET", "/api/author/variants/<string:question_id>")
+def preview_without_token(mallory, a):
+    status(404)(mallory.get("/api/author/variants/budget-split?seed=1"))
+
+
+@attack("GET", "/api/author/bank")
+def bank_without_token(mallory, a):
+    status(404)(mallory.get("/api/author/bank"))
+
+
+@attack("GET", "/api/openapi.json")
+def read_spec(mallory, a):
+    status(200)(mallory.get("/api/openapi.json"))
+
+
+def api_routes(app) -> set[tuple[str, str]]:
+    return {(method, rule.rule) for rule in app.url_map.iter_rules()
+            if rule.rule.startswith("/api/")
+            for method in rule.methods - {"HEAD", "OPTIONS"}}
+
+
+def test_every_api_endpoint_has_an_attack(app):
+    assert api_routes(app) == set(ATTACKS)
+
+
+@pytest.mark.parametrize("route", sorted(ATTACKS), ids=lambda r: f"{r[0]} {r[1]}")
+def test_another_learner_cannot_read_or_change_alices_data(route, alice, new_browser):
+    browser, owned = alice
+    before = browser.get("/api/export").json, browser.get(
+        f"/api/attempts/{owned.wrong_attempt_id}").json
+    mallory = new_browser()
+    ATTACKS[route](mallory, owned)
+    after = browser.get("/api/export").json, browser.get(
+        f"/api/attempts/{owned.wrong_attempt_id}").json
+    assert after == before
+    assert after[1]["reveal"] is None

@@ -1,0 +1,29 @@
+"""The OpenAPI document describes every endpoint and the error envelope."""
+
+from __future__ import annotations
+
+
+def test_openapi_lists_every_api_route(client, app):
+    spec = client.get("/api/openapi.json")
+    assert spec.status_code == 200
+    document = spec.json
+    assert document["openapi"].startswith("3.")
+    documented = {path for path in document["paths"]}
+    for rule in app.url_map.iter_rules():
+        if rule.rule.startswith("/api/") and rule.rule != "/api/openapi.json":
+            path = rule.rule
+            for converter in ("string:", "int:"):
+                path = path.replace(f"<{converter}", "{")
+            path = path.replace(">", "}")
+            assert path in documented
+
+
+def test_openapi_describes_the_error_envelope(client):
+    schemas = client.get("/api/openapi.json").json["components"]["schemas"]
+    assert set(schemas["ErrorEnvelope"]["properties"]) == {"code", "status", "message",
+                                                           "errors"}
+
+
+def test_openapi_needs_no_identity(client):
+    response = client.get("/api/openapi.json")
+    assert response.headers.getlist("Set-Cookie") == []

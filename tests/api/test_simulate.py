@@ -1,0 +1,87 @@
+"""The sandbox: a bounded scenario in, the ledger's trace out; clear 422s otherwise."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from quizsvc.ledger import replay
+
+GOLDEN = Path("/work/shared/ledger/golden")
+SPLIT = {"name": "split", "config": {"max_num_batched_tokens": 8},
+         "requests": [{"id": "A", "prompt_len": 9, "max_tokens": 2},
+                      {"id": "B", "prompt_len": 5, "max_tokens": 2}]}
+
+
+def test_a_scenario_replays_to_the_ledgers_trace(browser):
+    response = browser.post("/api/simulate", json=SPLIT)
+    assert response.status_code == 200
+    assert response.json == json.loads(json.dumps(replay(SPLIT)))
+    assert response.json["steps"][0]["schedule"]["num_scheduled_tokens"] == {"A": 8}
+
+
+@pytest.mark.skipif(not GOLDEN.is_dir(), reason="shared golden traces not mounted")
+def test_the_lessons_budget_split_matches_the_recorded_trace(browser):
+    scenario = json.loads((GOLDEN / "a_budget_split.json").read_text())
+    recorded = json.loads((GOLDEN / "a_budget_split.trace.json").read_text())
+    trace = browser.post("/api/simulate", json=scenario).json
+    by_step = {s["step"]: s for s in trace["steps"]}
+    for step in recorded["steps"]:
+        if step.get("schedule"):
+            assert by_step[step["step"]]["schedule"]["num_scheduled_tokens"] == \
+                step["schedule"]["num_scheduled_tokens"]
+
+
+def scenario_with(**changes):
+    scenario = json.loads(json.dumps(SPLIT))
+    for path, value in changes.items():
+        target = scenario
+        *parents, leaf = path.split("__")
+        for part in parents:
+            target = target[int(part)] if part.isdigit() else target[part]
+        target[leaf] = value
+    return scenario
+
+
+@pytest.mark.parametrize(("scenario", "field"), [
+    (scenario_with(requests=[{"id": str(i), "prompt_len": 2} for i in range(17)]), "requests"),
+    (scenario_with(config__max_steps=201), "config.max_steps"),
+    (scenario_with(requests__0__prompt_len=5000), "requests[0].prompt_len"),
+    (scenario_with(requests__0__max_tokens=5000), "requests[0].max_tokens"),
+    (scenario_with(requests__0__prompt_token_ids=list(range(5000))),
+     "requests[0].prompt_token_ids"),
+    (scenario_with(config__num_gpu_blocks=10**9), "config.num_gpu_blocks"),
+    (scenario_with(config__max_model_len=10**6), "config.max_model_len"),
+    (scenario_with(requests__0__arrival_step=1000), "requests[0].arrival_step"),
+    (scenario_with(requests__0__prompt_len="nine"), "requests[0].prompt_len"),
+    (scenario_with(config__block_size=0), "config.block_size"),
+    (scenario_with(config__colour="red"), "config.colour"),
+    ({"requests": []}, "requests"),
+    ({}, "requests"),
+])
+def test_out_of_bounds_or_malformed_scenarios_are_422_naming_the_field(browser, scenario,
+                                                                      field):
+    response = browser.post("/api/simulate", json=scenario)
+    assert response.status_code == 422, response.json
+    assert field in response.json["errors"]["json"]
+
+
+@pytest.mark.parametrize("body", ["[1, 2]", "null", "3", "\"text\""])
+def test_a_scenario_that_is_not_an_object_is_422(browser, body):
+    response = browser.post("/api/simulate", data=body,
+                            headers={"Content-Type": "application/json",
+                                     "X-CSRF-Token": browser.csrf})
+    assert response.status_code == 422
+
+
+def test_bounds_come_from_configuration(app_config, connection, new_browser):
+    from quizsvc import create_app
+    from tests.api.conftest import ApiBrowser
+
+    app = create_app({**app_config, "SIMULATE_MAX_REQUESTS": 1})
+    app.extensions["quizsvc.db"].bind_to_connection(connection)
+    response = ApiBrowser(app).post("/api/simulate", json=SPLIT)
+    assert response.status_code == 422
+    assert "requests" in response.json["errors"]["json"]
