@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from quizsvc.web.markup import render_blocks
 from quizsvc.web.lesson import lesson_parts, source_anchors
+from quizsvc.web.markup import render_blocks
 
 BANK = Path(__file__).resolve().parents[2] / "question_bank"
 

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import select
 
 from quizsvc.store.models import ServedVariant
 from tests.fake_bank import LESSON_ID
@@ -195,7 +194,7 @@ def test_the_answer_is_not_in_the_page_before_grading(learner: Learner, db: Any,
 def test_a_wrong_answer_must_be_explained_before_the_reveal(learner: Learner, db: Any,
                                                             bank: Any) -> None:
     session_url = learner.start()
-    page, hidden = learner.question(session_url)
+    _, hidden = learner.question(session_url)
     right = right_answer(db, bank, hidden["variant_id"])
     wrong = [value + 1 for value in right]
     answered = learner.post(f"{session_url}/answer", **hidden, **vector_fields(wrong))

@@ -50,7 +50,7 @@ def test_the_spec_preset_rolls_back_the_two_rejected_drafts() -> None:
 def test_n_minus_c_stays_one_for_every_accepted_count(accepted: int) -> None:
     settings = SimulatorSettings(**{**sim.PRESETS["spec-11-10-3"].__dict__,
                                     "accepted": accepted})
-    plan, trace, views = run(settings)
+    _, _, views = run(settings)
     row = rows(target(views))["A"]
     assert row.computed_after_update == 11 + accepted
     assert row.gap_after == 1
