@@ -1,0 +1,160 @@
+"""Validate a whole bank: every file, and many seeds of every template.
+
+``quizsvc bank check`` runs this and the test suite runs it too, so a question that cannot be
+drawn, graded or read back from its trace fails CI rather than a learner. For every variant
+it checks that the stated answer grades as correct, that numeric answers can be re-read from
+the trace through ``answer_ref``, that no named wrong model coincides with the answer, and
+that drawing the same seed twice gives the same variant.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from quizsvc.bank import pointer
+from quizsvc.bank.catalog import Bank, ledger_replay, read_bank
+from quizsvc.bank.errors import BankError
+from quizsvc.bank.model import QuestionKind, Variant
+
+DEFAULT_SEEDS = 200
+DETERMINISM_SEEDS = 3
+MAX_MEAN_ATTEMPTS = 8.0
+
+
+@dataclass
+class QuestionStats:
+    """What checking one question found: variants drawn, time, redraws."""
+
+    question_id: str
+    kind: str
+    variants: int = 0
+    seconds: float = 0.0
+    attempts: int = 0
+    distinct_answers: int = 0
+    misconceptions: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class CheckReport:
+    """The outcome of a bank check: problems found (empty = pass) and per-question stats."""
+
+    version: str = ""
+    errors: list[str] = field(default_factory=list)
+    stats: list[QuestionStats] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """Say whether the bank passed."""
+        return not self.errors
+
+
+def _key(answer: Any) -> str:
+    return repr(answer)
+
+
+def check_variant(bank: Bank, variant: Variant) -> list[str]:
+    """Return the problems of one variant (empty when it is sound)."""
+    problems: list[str] = []
+    where = f"{variant.question_id} seed {variant.seed}"
+    for lang in ("zh", "en"):
+        if not variant.prompt.get(lang).strip():
+            problems.append(f"{where}: empty prompt ({lang})")
+        if not variant.solution.get(lang).strip():
+            problems.append(f"{where}: empty solution ({lang})")
+    if variant.kind in (QuestionKind.FLASHCARD, QuestionKind.EXPLAIN):
+        return problems
+    grade = bank.grade(variant, variant.answer)
+    if not grade.correct or grade.score != 1.0 or grade.parse_error:
+        problems.append(f"{where}: its own answer {variant.answer!r} grades as {grade}")
+    for wrong in variant.misconceptions:
+        if wrong.answer == variant.answer:
+            problems.append(f"{where}: misconception {wrong.id} equals the answer")
+            continue
+        if variant.kind is QuestionKind.NUMERIC:
+            wrong_grade = bank.grade(variant, wrong.answer)
+            if wrong_grade.parse_error:
+                problems.append(f"{where}: misconception {wrong.id} answer cannot be parsed")
+            elif wrong_grade.misconception is None:
+                problems.append(f"{where}: misconception {wrong.id} is not recognised")
+    if variant.kind is QuestionKind.NUMERIC:
+        problems.extend(_check_numeric(variant, where))
+    return problems
+
+
+def _check_numeric(variant: Variant, where: str) -> list[str]:
+    """Re-derive the answer as an outsider would: replay the exported scenario, follow the refs."""
+    problems = []
+    if variant.scenario is None:
+        return [f"{where}: a numeric variant without its scenario"]
+    trace = ledger_replay(variant.scenario)
+    try:
+        values = [pointer.resolve(trace, ref) for ref in variant.answer_ref]
+    except KeyError as error:
+        return [f"{where}: answer_ref does not resolve: {error}"]
+    expected = values if variant.input.type == "vector" else values[0]
+    if expected != variant.answer:
+        problems.append(f"{where}: answer_ref reads {expected!r}, answer is {variant.answer!r}")
+    if variant.input.type == "vector" and len(variant.input.labels) != variant.input.length:
+        problems.append(f"{where}: {len(variant.input.labels)} labels for {variant.input.length}")
+    return problems
+
+
+def check_bank(
+    path: str | Path | None = None,
+    seeds: int = DEFAULT_SEEDS,
+    only: list[str] | None = None,
+    progress: Callable[[QuestionStats], None] | None = None,
+) -> CheckReport:
+    """Load the bank at ``path`` and draw ``seeds`` seeds of every question (or of ``only``)."""
+    report = CheckReport()
+    try:
+        bank = read_bank(path)
+    except BankError as error:
+        report.errors.append(str(error))
+        return report
+    report.version = bank.version
+    chosen = only or sorted(bank.questions)
+    for question_id in chosen:
+        try:
+            entry = bank.entry(question_id)
+        except BankError as error:
+            report.errors.append(str(error))
+            continue
+        kind = entry.question.kind
+        stats = QuestionStats(question_id, kind.value)
+        count = seeds if kind is QuestionKind.NUMERIC else min(seeds, 20)
+        answers: set[str] = set()
+        started = time.perf_counter()
+        for seed in range(count):
+            try:
+                variant = bank.make_variant(entry, seed)
+                problems = check_variant(bank, variant)
+                if seed < DETERMINISM_SEEDS and bank.make_variant(entry, seed) != variant:
+                    problems.append(f"{question_id} seed {seed}: not deterministic")
+            except BankError as error:
+                problems = [str(error)]
+                variant = None
+            report.errors.extend(problems)
+            if variant is None:
+                continue
+            stats.variants += 1
+            stats.attempts += int(variant.extra.get("attempts", 1))
+            answers.add(_key(variant.answer))
+            for wrong in variant.misconceptions:
+                stats.misconceptions[wrong.id] = stats.misconceptions.get(wrong.id, 0) + 1
+        stats.seconds = time.perf_counter() - started
+        stats.distinct_answers = len(answers)
+        if kind is QuestionKind.NUMERIC and stats.variants:
+            mean = stats.attempts / stats.variants
+            if mean > MAX_MEAN_ATTEMPTS:
+                report.errors.append(f"{question_id}: {mean:.1f} draws per variant (redraws)")
+            if stats.distinct_answers < 2 and count > 1:
+                report.errors.append(f"{question_id}: every seed gives the same answer")
+        report.stats.append(stats)
+        if progress:
+            progress(stats)
+    return report
