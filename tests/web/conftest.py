@@ -21,11 +21,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy.orm import Session
 from werkzeug.serving import make_server
 
 from quizsvc import create_app
 from quizsvc.store import migrate
+from quizsvc.store.models import ServedVariant
 from quizsvc.store.session import make_engine
+from tests.fake_bank import FakeBank
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -43,14 +46,39 @@ PHONE = {"width": 390, "height": 844}
 
 @dataclass(frozen=True)
 class LiveServer:
-    """Name a running app: its base URL and the app object (for service calls in asserts)."""
+    """Name a running app: its base URL, the app, and its database (to look answers up)."""
 
     url: str
     app: Any
+    database_url: str
+
+    @property
+    def lesson(self) -> Any:
+        """Return the bank's first lesson (the one the pages default to)."""
+        lessons = self.app.config["BANK"].lessons
+        return next(iter(lessons.values() if isinstance(lessons, dict) else lessons))
+
+    def right_answer(self, variant_id: str) -> Any:
+        """Return the answer of a served variant, as the grader knows it (tests only)."""
+        engine = make_engine(self.database_url)
+        try:
+            with Session(engine) as session:
+                served = session.get(ServedVariant, variant_id)
+                assert served is not None, variant_id
+                return self.app.config["BANK"].variant(served.question_id, served.seed).answer
+        finally:
+            engine.dispose()
 
 
 @pytest.fixture(scope="session")
-def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+def live_bank() -> Any:
+    """Return the question bank the live app serves (the service tests' fake bank)."""
+    return FakeBank()
+
+
+@pytest.fixture(scope="session")
+def live_server(tmp_path_factory: pytest.TempPathFactory, live_bank: Any
+                ) -> Iterator[LiveServer]:
     """Serve the app on 127.0.0.1 and a free port for the whole test session."""
     path = tmp_path_factory.mktemp("live") / "quizsvc-live.sqlite3"
     url = f"sqlite:///{path}"
@@ -60,12 +88,12 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer
         connection.commit()
     engine.dispose()
     app = create_app({"DATABASE_URL": url, "SECRET_KEY": "browser-test-secret",
-                      "RANDOM_SEED": 20261108})
+                      "RANDOM_SEED": 20261108, "BANK": live_bank})
     server = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, name="live-server", daemon=True)
     thread.start()
     try:
-        yield LiveServer(f"http://127.0.0.1:{server.server_port}", app)
+        yield LiveServer(f"http://127.0.0.1:{server.server_port}", app, url)
     finally:
         server.shutdown()
         thread.join(timeout=10)
@@ -120,9 +148,12 @@ def nojs_page(browser: Any, live_server: LiveServer) -> Iterator[Any]:
 
 @pytest.fixture(scope="session")
 def screenshot_dir(pytestconfig: pytest.Config) -> Path:
-    """Return the test run's screenshot folder, ``test-output/screenshots/``."""
+    """Return the test run's screenshot folder, ``test-output/screenshots/``, emptied of the
+    previous run's pictures so that what is there was taken by this run."""
     folder = Path(pytestconfig.rootpath) / "test-output" / "screenshots"
     folder.mkdir(parents=True, exist_ok=True)
+    for old in folder.glob("*.png"):
+        old.unlink()
     return folder
 
 

@@ -148,7 +148,8 @@
 
   function renderResult(result, form, box) {
     var sessionUrl = form.dataset.sessionUrl;
-    var parts = [q.el("h2", { id: "result-h", tabindex: "-1", text: heading(result) })];
+    var parts = result.kind === "flashcard" ? []
+      : [q.el("h2", { id: "result-h", tabindex: "-1", text: heading(result) })];
     if (result.graded && result.score !== null && result.score > 0 && result.score < 1) {
       parts.push(q.el("p", { text: t("result_partial").replace("{score}", result.score.toFixed(2)) }));
     }
@@ -177,7 +178,7 @@
         });
       });
       parts.push(q.el("section", { id: "explain", "aria-labelledby": "explain-h" }, [
-        q.el("h3", { id: "explain-h", text: t("explain_label") }),
+        q.el("h3", { id: "explain-h", text: t("explain_heading") }),
         q.el("p", { text: t("explain_prompt") }), explainForm]));
     }
     if (result.reveal) parts.push(renderReveal(result, form));
@@ -191,6 +192,7 @@
         id: "next-link", href: sessionUrl, text: t("next_question") })]));
     }
     box.replaceChildren.apply(box, parts);
+    box.dataset.attemptId = String(result.id);
   }
 
   function startQuestion(form) {
@@ -213,9 +215,11 @@
         document.getElementById("answer-fields").disabled = true;
         submit.hidden = true;
         renderResult(graded.body, form, box);
-        var title = document.getElementById("result-h");
+        var title = document.getElementById("result-h") || document.getElementById("reveal-h");
+        title.setAttribute("tabindex", "-1");
         title.focus();
-        var said = heading(graded.body);
+        var said = graded.body.kind === "flashcard"
+          ? t("card_back") + ": " + textIn(graded.body.reveal.solution) : heading(graded.body);
         if (graded.body.explanation_required) said += ". " + t("explain_prompt");
         announce(said);
         if (graded.body.explanation_required) document.getElementById("explanation").focus();

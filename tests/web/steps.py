@@ -1,0 +1,111 @@
+"""Keyboard steps a learner takes in the browser tests (no mouse: focus, type, press keys)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from tests.web.conftest import LiveServer
+
+
+def start(page: Any, path: str, size: int) -> None:
+    """Open a start page, type the session size and press Enter."""
+    page.goto(path)
+    size_field = page.locator("#start-size")
+    size_field.focus()
+    page.keyboard.press("Control+A")
+    page.keyboard.type(str(size))
+    page.keyboard.press("Enter")
+    page.wait_for_url("**/study/*")
+
+
+def question_kind(page: Any) -> str:
+    """Return the answer shape of the question on screen."""
+    return page.locator("#answer-form").get_attribute("data-input-type")
+
+
+def variant_id(page: Any) -> str:
+    """Return the served variant's opaque id (as the form carries it)."""
+    return page.locator("#answer-form").get_attribute("data-variant-id")
+
+
+def wrong_version(kind: str, right: Any, options: list[str]) -> Any:
+    """Return an answer of the same shape that is surely wrong."""
+    if kind == "vector":
+        return [value + 1 for value in right]
+    if kind == "integer":
+        return right + 1
+    if kind == "choice":
+        return next(option for option in options if option != right)
+    if kind == "order":
+        return list(reversed(right))
+    if kind == "multi":
+        return [option for option in options if option not in right][:1] or options[:1]
+    raise AssertionError(f"no wrong answer for a {kind} question")
+
+
+def type_answer(page: Any, live: LiveServer, right: bool) -> Any:
+    """Type the right (or a wrong) answer with the keyboard; leave focus on the last field.
+
+    Returns the correct answer, looked up on the server for the assertions.
+    """
+    kind = question_kind(page)
+    correct = live.right_answer(variant_id(page))
+    options = json.loads(page.locator("#answer-form").get_attribute("data-options"))
+    value = correct if right else wrong_version(kind, correct, options)
+    if kind == "vector":
+        for index, element in enumerate(value):
+            page.locator(f"#answer-{index}").focus()
+            page.keyboard.type(str(element))
+    elif kind == "integer":
+        page.locator("#answer").focus()
+        page.keyboard.type(str(value))
+    elif kind in ("choice", "multi"):
+        chosen = [value] if kind == "choice" else value
+        for option in chosen:
+            page.locator(f"input[name='answer'][value='{option}']").focus()
+            page.keyboard.press("Space")
+    elif kind == "order":
+        for position, option in enumerate(value, start=1):
+            select = page.locator(f"select[name='position.{option}']")
+            select.focus()
+            page.keyboard.press("Home")
+            for _ in range(position - 1):
+                page.keyboard.press("ArrowDown")
+    elif kind == "text":
+        page.locator("#answer").focus()
+        page.keyboard.type("the drafts that were rejected")
+    return correct
+
+
+def submit_by_keyboard(page: Any) -> None:
+    """Move focus to the submit button with the keyboard and press Enter."""
+    page.locator("#submit-answer").focus()
+    page.keyboard.press("Enter")
+
+
+def focus_is_visible(page: Any) -> bool:
+    """Tell whether the focused element draws a visible outline."""
+    return page.evaluate("""() => {
+        const style = getComputedStyle(document.activeElement);
+        return style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 2;
+    }""")
+
+
+def answer_until(page: Any, live: LiveServer, kind: str, js: bool = True) -> None:
+    """Answer questions right until one of ``kind`` is on screen."""
+    for _ in range(10):
+        if question_kind(page) == kind:
+            return
+        type_answer(page, live, right=True)
+        submit_by_keyboard(page)
+        if js:
+            page.locator("#next-link").wait_for()
+            page.locator("#next-link").focus()
+            page.keyboard.press("Enter")
+        else:
+            page.wait_for_url("**/attempts/*")
+            page.locator("#next-link").focus()
+            page.keyboard.press("Enter")
+        page.wait_for_selector("#answer-form")
+    raise AssertionError(f"no {kind} question came up")

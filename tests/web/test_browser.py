@@ -1,0 +1,230 @@
+"""A learner in a real browser (Debian's Chromium through Playwright), by keyboard only.
+
+Each test takes a fresh browser context, so each is a new learner. Screenshots of every page
+go to test-output/screenshots/.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from tests.web import steps
+from tests.web.conftest import LiveServer
+
+pytestmark = pytest.mark.browser
+
+
+def test_a_closed_book_quiz_wrong_then_explained_then_right_and_rated(
+        page: Any, live_server: LiveServer, shot: Any) -> None:
+    page.goto("/")
+    shot(page, "home")
+    steps.start(page, "/quiz", size=2)
+    shot(page, "quiz-question")
+    assert page.locator("#q-position").inner_text() == "第 1 题,共 2 题"
+
+    correct = steps.type_answer(page, live_server, right=False)
+    assert str(correct) not in page.locator("#answer-form").inner_html()
+    page.keyboard.press("Enter")  # Enter in the answer field submits
+    page.wait_for_selector("#result-h")
+    assert page.locator("#result-h").inner_text() == "答错了"
+    page.wait_for_function("document.getElementById('live-status').textContent.length > 0")
+    assert "答错了" in page.locator("#live-status").inner_text()
+    assert page.locator("#reveal").count() == 0 and page.locator("#next-link").count() == 0
+    assert page.evaluate("document.activeElement.id") == "explanation"
+    shot(page, "quiz-wrong-explain")
+
+    page.keyboard.type("I gave the waiting request budget first")
+    page.keyboard.press("Tab")
+    assert steps.focus_is_visible(page)
+    page.keyboard.press("Enter")
+    page.locator("#reveal").wait_for()
+    assert "I gave the waiting request budget first" in page.locator("#reveal").inner_text()
+    assert page.locator("#reveal a", has_text="重新打开这一课").count() == 1
+    shot(page, "quiz-reveal")
+
+    page.locator("#next-link").focus()
+    page.keyboard.press("Enter")
+    page.wait_for_function("document.getElementById('q-position')?.textContent.includes('2')")
+    steps.type_answer(page, live_server, right=True)
+    steps.submit_by_keyboard(page)
+    page.wait_for_selector("#result-h")
+    assert page.locator("#result-h").inner_text() == "答对了"
+    ratings = page.locator("button[data-rating]")
+    assert ratings.all_inner_texts() == ["2 困难", "3 良好", "4 简单"]
+    shot(page, "quiz-right-rate")
+    attempt_id = page.locator("#live-result").get_attribute("data-attempt-id")
+    page.locator("body").focus()
+    page.keyboard.press("2")
+    page.wait_for_selector("text=本轮完成")
+    rated = page.request.get(f"/api/attempts/{attempt_id}").json()
+    assert rated["correct"] is True and rated["rating"] == "hard"
+
+    page.goto("/progress")
+    due_today = int(page.locator("#stat-due-today").inner_text())
+    assert due_today >= 1  # the wrong answer comes back within minutes (Again)
+    assert page.locator("table.forecast td").first.text_content() == str(due_today)
+    assert page.locator("svg.chart rect.col").count() >= 1
+    shot(page, "progress")
+
+
+def test_flashcards_front_reveal_and_four_self_ratings(page: Any, live_server: LiveServer,
+                                                       shot: Any) -> None:
+    steps.start(page, "/flashcards", size=10)
+    steps.answer_until(page, live_server, "flashcard")
+    front = page.locator("#q-prompt").inner_text()
+    assert front and page.locator("#reveal").count() == 0
+    shot(page, "flashcard-front")
+    steps.submit_by_keyboard(page)
+    page.locator("#reveal").wait_for()
+    assert page.locator("button[data-rating]").all_inner_texts() == [
+        "1 重来", "2 困难", "3 良好", "4 简单"]
+    shot(page, "flashcard-back")
+    attempt_id = page.locator("#live-result").get_attribute("data-attempt-id")
+    page.locator("body").focus()
+    page.keyboard.press("4")
+    page.wait_for_url(re.compile(r".*/study/[^/]+$"))
+    assert page.request.get(f"/api/attempts/{attempt_id}").json()["rating"] == "easy"
+
+
+def test_a_self_assessment_is_saved_and_mastery_does_not_move(page: Any, live_server: LiveServer,
+                                                              shot: Any) -> None:
+    lesson = live_server.lesson
+    section = lesson.sections[0].id
+    page.goto(f"/lessons/{lesson.id}")
+    mastery_before = page.request.get("/api/mastery").json()
+    mastered_before = page.request.get("/api/progress").json()["mastered"]
+    button = page.locator(f"#sa-{section} button[value='3']")
+    button.focus()
+    page.keyboard.press("Enter")
+    page.wait_for_function(
+        f"document.querySelector('#sa-{section} .sa-status').textContent.includes('已保存自评')")
+    assert button.get_attribute("aria-pressed") == "true"
+    assert page.locator(f"#sa-{section} .sa-current strong").inner_text() == "3 大致会"
+    box = page.locator(f"#sa-{section}")
+    assert box.locator(".badge").inner_text() == "自评"
+    assert "不是掌握记录" in page.locator(f"#{box.get_attribute('aria-describedby')}").inner_text()
+    saved = page.request.get("/api/self-assessments").json()
+    assert [(s["ref"], s["rating"]) for s in saved] == [(section, 3)]
+    assert page.request.get("/api/mastery").json() == mastery_before
+    assert page.request.get("/api/progress").json()["mastered"] == mastered_before
+    shot(page, "lesson")
+    page.goto(f"/lessons/{lesson.id}?lang=en")
+    assert page.locator("html").get_attribute("lang") == "en"
+    shot(page, "lesson-en")
+
+
+def test_moving_a_simulator_slider_changes_the_allocation(page: Any, browser: Any,
+                                                          live_server: LiveServer,
+                                                          shot: Any) -> None:
+    page.goto("/simulator")
+    allocation = page.locator("section.step-target .alloc-list")
+    assert allocation.inner_text() == "A 1 · B 6 · C 1"
+    slider = page.locator("#f-B-num_computed_tokens-range")
+    slider.focus()
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("document.querySelector('section.step-target .alloc-list')"
+                           ".textContent === 'A 1 · B 5 · C 2'")
+    assert page.locator("#f-B-num_computed_tokens").input_value() == "5"
+    assert steps.focus_is_visible(page)
+    assert "B.num_computed_tokens=5" in page.url
+    shot(page, "simulator")
+    scripted = page.locator("section.step-target table").inner_text()
+
+    context = browser.new_context(base_url=live_server.url, java_script_enabled=False)
+    try:
+        plain = context.new_page()
+        plain.goto(page.url.replace(live_server.url, ""))
+        assert plain.locator("section.step-target table").inner_text() == scripted
+    finally:
+        context.close()
+
+    page.locator("a.preset[data-preset='spec-11-10-3']").focus()
+    page.keyboard.press("Enter")
+    page.wait_for_function("document.querySelector('section.step-target .alloc-list')"
+                           ".textContent === 'A 4'")
+    row = page.locator("section.step-target tr[data-request='A']").inner_text()
+    assert "10 → 14 → 12" in row
+    shot(page, "simulator-spec")
+
+
+def test_linking_another_browser_with_a_one_time_code(page: Any, browser: Any,
+                                                      live_server: LiveServer,
+                                                      shot: Any) -> None:
+    page.goto("/link")
+    page.locator("#code-form button").focus()
+    page.keyboard.press("Enter")
+    code = page.locator("#link-code")
+    code.wait_for()
+    shot(page, "link")
+    other_context = browser.new_context(base_url=live_server.url)
+    try:
+        other = other_context.new_page()
+        other.goto("/link")
+        assert other.request.get("/api/me").json()["learner"] != page.request.get(
+            "/api/me").json()["learner"]
+        other.locator("#link-code-input").focus()
+        other.keyboard.type(code.inner_text())
+        other.keyboard.press("Enter")
+        other.wait_for_selector("text=已关联")
+        assert other.request.get("/api/me").json()["learner"] == page.request.get(
+            "/api/me").json()["learner"]
+    finally:
+        other_context.close()
+
+
+def test_everything_works_with_javascript_off(nojs_page: Any, live_server: LiveServer,
+                                              shot: Any) -> None:
+    page = nojs_page
+    steps.start(page, "/quiz", size=2)
+    steps.type_answer(page, live_server, right=False)
+    page.keyboard.press("Enter")
+    page.wait_for_url("**/attempts/*")
+    assert page.locator("h1").inner_text() == "答错了"
+    assert page.locator("#reveal").count() == 0
+    shot(page, "nojs-quiz-wrong")
+    page.locator("#explanation").focus()
+    page.keyboard.type("I forgot that running goes first")
+    page.locator("#explain-form button").focus()
+    page.keyboard.press("Enter")
+    page.locator("#reveal").wait_for()
+    shot(page, "nojs-quiz-reveal")
+    page.locator("#next-link").focus()
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#answer-form")
+    steps.type_answer(page, live_server, right=True)
+    steps.submit_by_keyboard(page)
+    page.wait_for_url("**/attempts/*")
+    assert page.locator("h1").inner_text() == "答对了"
+    page.locator("button[value='easy']").focus()
+    page.keyboard.press("Enter")
+    page.wait_for_selector("text=本轮完成")
+
+    lesson = live_server.lesson
+    section = lesson.sections[0].id
+    page.goto(f"/lessons/{lesson.id}")
+    page.locator(f"#sa-{section} button[value='2']").focus()
+    page.keyboard.press("Enter")
+    page.wait_for_url(f"**saved={section}*")
+    pressed = page.locator(f"#sa-{section} button[value='2']").get_attribute("aria-pressed")
+    assert pressed == "true"
+    shot(page, "nojs-lesson")
+
+    page.goto("/simulator")
+    page.locator("#f-B-num_computed_tokens").focus()
+    page.keyboard.press("Control+A")
+    page.keyboard.type("5")
+    page.keyboard.press("Enter")
+    page.wait_for_url("**B.num_computed_tokens=5*")
+    assert page.locator("section.step-target .alloc-list").inner_text() == "A 1 · B 5 · C 2"
+    shot(page, "nojs-simulator")
+
+    page.goto("/link")
+    page.locator("#code-form button").focus()
+    page.keyboard.press("Enter")
+    page.locator("#link-code").wait_for()
+    page.goto("/progress")
+    assert page.locator("svg.chart").count() == 1
+    shot(page, "nojs-progress")
