@@ -364,8 +364,9 @@ def progress_page() -> str:
     summary = progress.progress_report(ctx)
     due = progress.due_reviews(ctx, limit=0)
     peak = max([day.count for day in due.forecast] + [1])
+    titles = {qid: q.title for qid, q in catalog.index(ctx.bank).questions.items()}
     return render_template("progress.html", summary=summary, due=due, peak=peak,
-                           mastery=progress.list_mastery(ctx))
+                           mastery=progress.list_mastery(ctx), titles=titles)
 
 
 @bp.get("/link")

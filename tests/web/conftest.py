@@ -28,7 +28,6 @@ from quizsvc import create_app
 from quizsvc.store import migrate
 from quizsvc.store.models import ServedVariant
 from quizsvc.store.session import make_engine
-from tests.fake_bank import FakeBank
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -58,22 +57,28 @@ class LiveServer:
         lessons = self.app.config["BANK"].lessons
         return next(iter(lessons.values() if isinstance(lessons, dict) else lessons))
 
-    def right_answer(self, variant_id: str) -> Any:
-        """Return the answer of a served variant, as the grader knows it (tests only)."""
+    def variant(self, variant_id: str) -> Any:
+        """Return a served variant as the server knows it, answer included (tests only)."""
         engine = make_engine(self.database_url)
         try:
             with Session(engine) as session:
                 served = session.get(ServedVariant, variant_id)
                 assert served is not None, variant_id
-                return self.app.config["BANK"].variant(served.question_id, served.seed).answer
+                return self.app.config["BANK"].variant(served.question_id, served.seed)
         finally:
             engine.dispose()
+
+    def right_answer(self, variant_id: str) -> Any:
+        """Return the answer of a served variant."""
+        return self.variant(variant_id).answer
 
 
 @pytest.fixture(scope="session")
 def live_bank() -> Any:
-    """Return the question bank the live app serves (the service tests' fake bank)."""
-    return FakeBank()
+    """Return the question bank the live app serves: the real one, as a learner meets it."""
+    from quizsvc.bank import load_bank
+
+    return load_bank()
 
 
 @pytest.fixture(scope="session")

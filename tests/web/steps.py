@@ -84,6 +84,16 @@ def submit_by_keyboard(page: Any) -> None:
     page.keyboard.press("Enter")
 
 
+def submit_with_enter(page: Any) -> None:
+    """Press Enter where the learner is: in a text field that submits the form, elsewhere on
+    the submit button (Enter on a radio or a select does not submit everywhere)."""
+    typing = page.evaluate("document.activeElement.tagName === 'INPUT' && "
+                           "document.activeElement.type === 'text'")
+    if not typing:
+        page.locator("#submit-answer").focus()
+    page.keyboard.press("Enter")
+
+
 def focus_is_visible(page: Any) -> bool:
     """Tell whether the focused element draws a visible outline."""
     return page.evaluate("""() => {

@@ -363,6 +363,22 @@ def test_progress_shows_a_30_day_forecast_as_a_chart_and_a_table(learner: Learne
     assert page.count('<th scope="row">') >= 34  # forecast days + four calibration rows
 
 
+def test_progress_lists_questions_mastered_on_two_days(learner: Learner, clock: Any, db: Any,
+                                                      bank: Any) -> None:
+    for _ in range(2):
+        session_url = learner.start(size=2)
+        for _ in range(2):
+            page, hidden = learner.question(session_url)
+            right = right_answer(db, bank, hidden["variant_id"])
+            vector = 'data-input-type="vector"' in page
+            learner.post(f"{session_url}/answer", **hidden,
+                         **(vector_fields(right) if vector else {"answer": right}))
+        clock.advance(days=1)
+    page = learner.get("/progress").get_data(as_text=True)
+    assert re.search(r'id="stat-mastered">2 ', page)
+    assert "<th scope=\"row\">题 running-first</th><td>已掌握</td>" in page
+
+
 def test_a_code_shown_in_one_browser_links_another(app: Any, learner: Learner) -> None:
     shown = learner.post("/link/code").get_data(as_text=True)
     code = re.search(r'id="link-code">([^<]+)<', shown).group(1)
@@ -388,6 +404,12 @@ def test_the_simulator_runs_without_javascript(learner: Learner) -> None:
     page = learner.get("/simulator?B.num_computed_tokens=5").get_data(as_text=True)
     target = page.split('class="step step-target"', 1)[1]
     assert re.search(r'class="alloc-list">A 1 · B 5 · C 2<', target)
+
+
+def test_async_scheduling_runs_and_explains_why_c_differs(learner: Learner) -> None:
+    page = learner.get("/simulator?scheduling=async").get_data(as_text=True)
+    assert "N + ph − C = 1" in page and 'class="step step-target"' in page
+    assert 'class="warning"' not in page
 
 
 def test_a_bad_simulator_field_is_a_422_naming_it(learner: Learner) -> None:

@@ -135,18 +135,18 @@
       q.el("span", { "class": "alloc-total", text: String(view.total_scheduled) }),
       " / " + t("sim_of_budget") + " " + view.token_budget
     ]));
-    var headRow = q.el("tr", {}, ["col_request", "col_loop", "col_demand", "col_scheduled", "col_bound",
-      "col_c", "col_n", "col_gap", "col_status"].map(function (key) { return cell("th", t(key), { scope: "col" }); }));
+    var headRow = q.el("tr", {}, ["col_request", "col_scheduled", "col_bound", "col_c", "col_gap",
+      "col_n", "col_demand", "col_loop", "col_status"].map(function (key) { return cell("th", t(key), { scope: "col" }); }));
     var body = q.el("tbody", {}, view.rows.map(function (row) {
       var tr = q.el("tr", row.filler ? { "data-request": row.id, "class": "filler" } : { "data-request": row.id });
       tr.appendChild(cell("th", row.id + (row.filler ? " (" + t("sim_filler") + ")" : ""), { scope: "row" }));
-      tr.appendChild(cell("td", row.loop || t("none")));
-      tr.appendChild(cell("td", row.demand === null ? t("none") : String(row.demand)));
       tr.appendChild(cell("td", String(row.scheduled) + (row.drafts_verified ? " (" + row.drafts_verified + ")" : ""), { "class": "scheduled" }));
       tr.appendChild(cell("td", row.bound ? t("bound_" + row.bound) : t("none"), { "class": "bound" }));
       tr.appendChild(cell("td", row.computed_before + " → " + row.computed_after_schedule + " → " + row.computed_after_update));
-      tr.appendChild(cell("td", row.tokens_before + " → " + row.tokens_after));
       tr.appendChild(cell("td", String(row.gap_after)));
+      tr.appendChild(cell("td", row.tokens_before + " → " + row.tokens_after));
+      tr.appendChild(cell("td", row.demand === null ? t("none") : String(row.demand)));
+      tr.appendChild(cell("td", row.loop || t("none")));
       tr.appendChild(cell("td", row.status_after));
       return tr;
     }));
