@@ -8,6 +8,7 @@ service can store the triple with every attempt and re-derive the grade later.
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import threading
@@ -37,11 +38,67 @@ VARIANT_CACHE_SIZE = 4096
 KIND_ORDER = {kind: index for index, kind in enumerate(QuestionKind)}
 
 
-def ledger_replay(scenario: dict[str, Any]) -> dict[str, Any]:
-    """Replay a FORMAT.md scenario through the ledger core (imported on first use)."""
+class ReplayCache:
+    """Remember recent ledger replays: a trace is a pure function of its scenario.
+
+    Small parameter spaces (and the service building a variant to serve it and again to
+    grade it) replay the same scenario many times. ``size = 0`` turns the cache off (the
+    benchmark's cold figures). Traces handed out are shared: callers must not modify them.
+    """
+
+    def __init__(self, size: int = 2048) -> None:
+        self.size = size
+        self._traces: OrderedDict[str, dict[str, Any]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        """Return the cached trace for ``key``, if any."""
+        with self._lock:
+            trace = self._traces.get(key)
+            if trace is not None:
+                self._traces.move_to_end(key)
+            return trace
+
+    def put(self, key: str, trace: dict[str, Any]) -> None:
+        """Remember ``trace`` under ``key``, forgetting the oldest beyond ``size``."""
+        if self.size <= 0:
+            return
+        with self._lock:
+            self._traces[key] = trace
+            while len(self._traces) > self.size:
+                self._traces.popitem(last=False)
+
+    def clear(self) -> None:
+        """Forget every trace."""
+        with self._lock:
+            self._traces.clear()
+
+
+REPLAYS = ReplayCache()
+
+
+def ledger_replay(
+    scenario: dict[str, Any], wrong_rules: tuple[str, ...] = (), wrong_from_step: int = 0
+) -> dict[str, Any]:
+    """Replay a FORMAT.md scenario through the ledger core (imported on first use).
+
+    ``wrong_rules`` (the ledger's ``WrongRule`` names) replay it under a named wrong model
+    from loop step ``wrong_from_step`` on, for misconception feedback.
+    """
     from quizsvc.ledger import replay
 
-    return replay(scenario)
+    key = ""
+    trace = None
+    if REPLAYS.size > 0:
+        key = json.dumps([scenario, sorted(wrong_rules), wrong_from_step], sort_keys=True)
+        trace = REPLAYS.get(key)
+    if trace is None:
+        if wrong_rules:
+            trace = replay(scenario, wrong_rules=wrong_rules, wrong_from_step=wrong_from_step)
+        else:
+            trace = replay(scenario)
+        REPLAYS.put(key, trace)
+    return trace
 
 
 def ledger_explain(trace: dict[str, Any], step: int, lang: str) -> list[str]:
@@ -236,9 +293,10 @@ class Bank:
         undeclared = sorted(set(draw.wrong) - set(declared))
         if undeclared:
             raise BankError(str(entry.path), "misconceptions", f"generator names {undeclared}")
-        wrong = tuple(
-            Misconception(mid, names[mid], draw.wrong[mid]) for mid in declared if mid in draw.wrong
-        )
+        wrong: list[Misconception] = []
+        for mid in declared:  # declared order is priority order; equal answers keep the first
+            if mid in draw.wrong and all(m.answer != draw.wrong[mid] for m in wrong):
+                wrong.append(Misconception(mid, names[mid], draw.wrong[mid]))
         build = draw.build
         if build.is_vector:
             labels = build.labels or tuple(str(i + 1) for i in range(len(build.refs)))
@@ -251,7 +309,7 @@ class Bank:
             input=answer_input,
             answer=draw.answer,
             solution=Text(**solution),
-            misconceptions=wrong,
+            misconceptions=tuple(wrong),
             scenario=build.scenario,
             answer_ref=draw.answer_ref,
             extra={"draw": dict(draw.params), "step": build.step, "attempts": draw.attempts},

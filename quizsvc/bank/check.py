@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from quizsvc.bank import pointer
-from quizsvc.bank.catalog import Bank, ledger_replay, read_bank
+from quizsvc.bank.catalog import Bank, read_bank
 from quizsvc.bank.errors import BankError
 from quizsvc.bank.model import QuestionKind, Variant
 
@@ -90,7 +90,9 @@ def _check_numeric(variant: Variant, where: str) -> list[str]:
     problems = []
     if variant.scenario is None:
         return [f"{where}: a numeric variant without its scenario"]
-    trace = ledger_replay(variant.scenario)
+    from quizsvc.ledger import replay  # fresh, not the bank's replay cache
+
+    trace = replay(variant.scenario)
     try:
         values = [pointer.resolve(trace, ref) for ref in variant.answer_ref]
     except KeyError as error:

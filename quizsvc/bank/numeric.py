@@ -114,8 +114,13 @@ def pointers(trace: Mapping[str, Any], refs: tuple[Ref, ...]) -> tuple[str, ...]
 
 def read_answer(trace: Mapping[str, Any], refs: tuple[Ref, ...], vector: bool) -> Any:
     """Read the answer values from ``trace``; refuse anything that is not an integer."""
+    return read_pointers(trace, pointers(trace, refs), vector)
+
+
+def read_pointers(trace: Mapping[str, Any], refs: tuple[str, ...], vector: bool) -> Any:
+    """Read integer answer values at JSON Pointers ``refs`` of ``trace``."""
     values = []
-    for ref_pointer in pointers(trace, refs):
+    for ref_pointer in refs:
         value = pointer.resolve(trace, ref_pointer)
         if isinstance(value, bool) or not isinstance(value, int):
             raise KeyError(f"{ref_pointer} holds {value!r}, not an integer")
@@ -131,12 +136,17 @@ class Context:
         params: dict[str, Any],
         build: Build,
         trace: dict[str, Any],
-        replay: Callable[[dict[str, Any]], dict[str, Any]],
+        replay: Callable[..., dict[str, Any]],
     ) -> None:
         self.params = params
         self.build = build
         self.trace = trace
         self._replay = replay
+        try:
+            self.answer_ref = pointers(trace, build.refs)
+        except KeyError as error:  # the asked step never ran: the draw is degenerate
+            raise Redraw(str(error)) from None
+        self._answer: Any = None
 
     @property
     def p(self) -> dict[str, Any]:
@@ -176,16 +186,34 @@ class Context:
         return requests[rid]["num_scheduled_tokens"] if rid in requests else 0
 
     def answer(self) -> Any:
-        """Return the correct answer of this variant."""
-        return read_answer(self.trace, self.build.refs, self.build.is_vector)
+        """Return the correct answer of this variant (read once from the trace)."""
+        if self._answer is None:
+            self._answer = read_pointers(self.trace, self.answer_ref, self.build.is_vector)
+        return self._answer
 
-    def replay(self, scenario: dict[str, Any], refs: tuple[Ref, ...] | None = None) -> Any:
-        """Replay ``scenario`` through the ledger core and read the same refs from it.
+    def replay(
+        self,
+        scenario: dict[str, Any] | None = None,
+        refs: tuple[Ref, ...] | None = None,
+        wrong_rules: tuple[str, ...] = (),
+        from_step: int | None = None,
+    ) -> Any:
+        """Replay a scenario through the ledger core and read the same refs from it.
 
-        Used for misconceptions that are faithfully a different scenario (e.g. "draft_slots
-        forgotten" is the same scenario with a method whose draft_slots is 0).
+        Two ways to compute a wrong model's answer: a transformed ``scenario`` where that is
+        faithful (e.g. "draft_slots forgotten" is the same scenario with a method whose
+        draft_slots is 0), or the ledger's own ``wrong_rules`` applied from ``from_step``
+        (default: the asked step, so the warm-up the learner was shown stays real).
         """
-        trace = self._replay(scenario)
+        body = self.build.scenario if scenario is None else scenario
+        try:
+            if wrong_rules:
+                start = self.build.step if from_step is None else from_step
+                trace = self._replay(body, tuple(wrong_rules), start)
+            else:
+                trace = self._replay(body)
+        except Exception as error:  # a wrong model the ledger cannot run: draw again
+            raise Redraw(f"wrong-model replay failed: {type(error).__name__}: {error}") from None
         return read_answer(trace, refs or self.build.refs, self.build.is_vector)
 
     def scenario_copy(self) -> dict[str, Any]:
@@ -254,7 +282,7 @@ def generate(
     seed: int,
     declared: Mapping[str, Mapping[str, Any]],
     generator: Generator,
-    replay: Callable[[dict[str, Any]], dict[str, Any]],
+    replay: Callable[..., dict[str, Any]],
     source: str,
 ) -> NumericDraw:
     """Draw parameters for ``(question_id, seed)`` until a draw is usable, and answer it.
@@ -278,8 +306,8 @@ def generate(
         except Exception as error:  # the ledger refusing a draw means: draw again
             redraws.append(f"replay: {type(error).__name__}: {error}")
             continue
-        context = Context(params, build, trace, replay)
         try:
+            context = Context(params, build, trace, replay)
             display = generator.describe(context)
             answer = context.answer()
             wrong = generator.misconceptions(context) if generator.misconceptions else {}
@@ -294,7 +322,7 @@ def generate(
             build=build,
             trace=trace,
             answer=answer,
-            answer_ref=pointers(trace, build.refs),
+            answer_ref=context.answer_ref,
             wrong={key: value for key, value in wrong.items() if value != answer},
             attempts=attempt,
             redraws=tuple(redraws),

@@ -8,6 +8,8 @@ from typing import Any
 
 def escape(token: str) -> str:
     """Escape one reference token (``~`` -> ``~0``, ``/`` -> ``~1``), in the RFC's order."""
+    if "~" not in token and "/" not in token:
+        return token
     return token.replace("~", "~0").replace("/", "~1")
 
 
@@ -34,7 +36,7 @@ def resolve(document: Any, pointer: str) -> Any:
         raise KeyError(f"{pointer!r} is not a JSON Pointer (must start with '/')")
     value = document
     for raw in pointer[1:].split("/"):
-        token = unescape(raw)
+        token = unescape(raw) if "~" in raw else raw
         if isinstance(value, dict):
             if token not in value:
                 raise KeyError(f"{pointer}: no member {token!r}")

@@ -103,16 +103,13 @@ def describe(ctx):
 
 
 def misconceptions(ctx):
-    """Shrink the requester's chunk (no preemption); or preempt the requester itself."""
+    """Shrink the chunk (the ledger's wrong rule); or preempt the requester itself.
+
+    The second is a documented wrong rule: the request that cannot get a block loses its
+    own blocks and the loop goes on with the others, each still needing 0 or 1 new block.
+    """
     state = running_state(ctx)
-    start = ctx.step(ctx.build.step - 1)["kv_free_blocks"]
-    shrink, free = [], start
-    for _, c, held in state:
-        need = blocks(c + 1) - held
-        shrink.append(1 if need <= free else 0)
-        free -= need if need <= free else 0
-    shrink.append(free)
-    requester, free = [], start
+    requester, free = [], ctx.step(ctx.build.step - 1)["kv_free_blocks"]
     for _, c, held in state:
         need = blocks(c + 1) - held
         if need <= free:
@@ -122,4 +119,7 @@ def misconceptions(ctx):
             requester.append(0)
             free += held
     requester.append(free)
-    return {"kv-shrinks-chunk": shrink, "victim-is-requester": requester}
+    return {
+        "kv-shrinks-chunk": ctx.replay(wrong_rules=("kv_shrinks_chunk",)),
+        "victim-is-requester": requester,
+    }

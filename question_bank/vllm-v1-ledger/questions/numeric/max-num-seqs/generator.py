@@ -57,23 +57,10 @@ def describe(ctx):
 
 
 def misconceptions(ctx):
-    """Replay with plenty of seats; or serve the waiting prompts before the decodes."""
+    """Replay with plenty of seats; and under the ledger's waiting-before-running rule."""
     unlimited = ctx.scenario_copy()
     unlimited["config"]["max_num_seqs"] = 16
-    names = ctx.build.labels
-    budget = ctx.p["budget"]
-    seats_left = ctx.p["seats"] - sum(1 for rid in names if rid.startswith("R"))
-    first = []
-    for rid in names:
-        if rid.startswith("W"):
-            n = min(ctx.before(rid, "num_tokens"), budget) if seats_left > 0 else 0
-            seats_left -= 1 if n else 0
-            first.append(n)
-            budget -= n
-    decodes = []
-    for rid in names:
-        if rid.startswith("R"):
-            n = min(1, budget)
-            decodes.append(n)
-            budget -= n
-    return {"seats-ignored": ctx.replay(unlimited), "waiting-before-running": decodes + first}
+    return {
+        "seats-ignored": ctx.replay(unlimited),
+        "waiting-before-running": ctx.replay(wrong_rules=("waiting_before_running",)),
+    }

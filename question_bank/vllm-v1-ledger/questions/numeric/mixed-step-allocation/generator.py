@@ -57,16 +57,12 @@ def _serve(demands, budget):
 def misconceptions(ctx):
     """Compute the wrong models' allocations from the same starting state."""
     d = describe(ctx)
-    budget = d["budget"]
-    demand_a = d["A_N"] - d["A_C"]
-    demand_b = d["B_N"] - d["B_C"]
-    c_first = _serve([d["C_P"], demand_a, demand_b], budget)
-    waiting_first = [c_first[1], c_first[2], c_first[0]]
+    # The ledger's own wrong rule, from the asked step on: admissions before the running loop.
+    waiting_first = ctx.replay(wrong_rules=("waiting_before_running",))
     if waiting_first == ctx.answer():
         raise Redraw("everything fits: running-first is not what decides this step")
     return {
-        # Waiting served first: C takes its prompt, then A and B share the rest.
         "waiting-before-running": waiting_first,
         # Demand taken as N instead of N - C (the computed part forgotten).
-        "demand-ignores-computed": _serve([d["A_N"], d["B_N"], d["C_P"]], budget),
+        "demand-ignores-computed": _serve([d["A_N"], d["B_N"], d["C_P"]], d["budget"]),
     }

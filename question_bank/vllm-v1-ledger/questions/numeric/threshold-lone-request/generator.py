@@ -40,19 +40,13 @@ def describe(ctx):
     }
 
 
-def _step1(remaining_a, prompt_b, cap, budget):
-    a = min(remaining_a if remaining_a > 0 else 1, cap, budget)
-    return [a, min(prompt_b, cap, budget - a)]
-
-
 def misconceptions(ctx):
-    """Cap A at step 0 too; or forget the threshold altogether."""
-    budget, thr = ctx.p["budget"], ctx.p["threshold"]
-    prompt_a, prompt_b = ctx.p["prompt_a"], ctx.p["prompt_b"]
-    capped = min(prompt_a, thr, budget)
+    """Cap A at step 0 too (the ledger's wrong rule from step 0); or forget the threshold."""
     ignored = ctx.scenario_copy()
     ignored["config"]["long_prefill_token_threshold"] = 0
     return {
-        "threshold-on-lone-request": [capped, *_step1(prompt_a - capped, prompt_b, thr, budget)],
+        "threshold-on-lone-request": ctx.replay(
+            wrong_rules=("threshold_for_lone_request",), from_step=0
+        ),
         "threshold-ignored": ctx.replay(ignored),
     }

@@ -1,0 +1,181 @@
+"""Grading: exact integers, per-element vectors, option ids; unreadable input is a parse error."""
+
+from __future__ import annotations
+
+import pytest
+
+from quizsvc.bank import BankError
+from quizsvc.bank.grading import grade
+from quizsvc.bank.model import (
+    AnswerInput,
+    Misconception,
+    Option,
+    QuestionKind,
+    Text,
+    Variant,
+)
+
+WRONG = Misconception("waiting-before-running", Text("先 waiting", "Waiting first"), [1, 3, 7])
+
+
+def make(kind: QuestionKind, answer, input_: AnswerInput, wrong=()) -> Variant:
+    return Variant(
+        question_id="q", seed=0, bank_version="v", kind=kind, prompt=Text("题", "Q"),
+        params={}, input=input_, answer=answer, solution=Text("解", "S"), misconceptions=wrong,
+    )
+
+
+VECTOR = make(QuestionKind.NUMERIC, [1, 5, 5], AnswerInput("vector", 3, ("A", "B", "C")), (WRONG,))
+INTEGER = make(QuestionKind.NUMERIC, 12, AnswerInput("integer"))
+OPTIONS = tuple(Option(i, Text(i, i)) for i in ("a", "b", "c", "d"))
+CHOICE = make(QuestionKind.CHOICE, "a", AnswerInput("choice", options=OPTIONS),
+              (Misconception("m", Text("m", "m"), "c"),))
+MULTI = make(QuestionKind.MULTI, ["a", "b"], AnswerInput("multi", options=OPTIONS))
+ORDER = make(QuestionKind.ORDER, ["a", "b", "c", "d"], AnswerInput("order", 4, options=OPTIONS))
+CARD = make(QuestionKind.FLASHCARD, None, AnswerInput("flashcard"))
+EXPLAIN = make(QuestionKind.EXPLAIN, None, AnswerInput("text"))
+
+
+@pytest.mark.parametrize(("raw", "correct"), [
+    (12, True), ("12", True), (" 12 ", True), ("+12", True), (12.0, True),
+    (13, False), ("-12", False), (0, False),
+])
+def test_an_integer_answer_is_graded_exactly(raw, correct):
+    result = grade(INTEGER, raw)
+    assert result.parse_error is None
+    assert result.correct is correct
+    assert result.score == (1.0 if correct else 0.0)
+
+
+@pytest.mark.parametrize("raw", [True, None, "twelve", "12.5", 12.5, "1 2", [12], {"n": 12}, ""])
+def test_an_unreadable_integer_is_a_parse_error_not_a_wrong_answer(raw):
+    result = grade(INTEGER, raw)
+    assert result.parse_error
+    assert result.correct is False
+
+
+@pytest.mark.parametrize(("raw", "per_element", "score"), [
+    ([1, 5, 5], (True, True, True), 1.0),
+    ("1, 5, 5", (True, True, True), 1.0),
+    ("[1,5,5]", (True, True, True), 1.0),
+    ("1 5 5", (True, True, True), 1.0),
+    ("1，5，5", (True, True, True), 1.0),
+    ([1, 6, 5], (True, False, True), 2 / 3),
+    ([0, 0, 0], (False, False, False), 0.0),
+])
+def test_a_vector_is_graded_per_element_with_partial_credit(raw, per_element, score):
+    result = grade(VECTOR, raw)
+    assert result.parse_error is None
+    assert result.per_element == per_element
+    assert result.score == pytest.approx(score)
+    assert result.correct is all(per_element)
+
+
+@pytest.mark.parametrize(("raw", "reason"), [
+    ([1, 5], "expected 3 integers, got 2"),
+    ("1,5,5,5", "expected 3 integers, got 4"),
+    ([1, "x", 5], "element 2"),
+    ("[1, 5", "list of integers"),
+    (7, "list of integers"),
+    ([1, True, 5], "element 2"),
+])
+def test_a_malformed_vector_is_a_parse_error(raw, reason):
+    result = grade(VECTOR, raw)
+    assert reason in (result.parse_error or "")
+
+
+def test_a_vector_matching_a_wrong_model_names_it():
+    result = grade(VECTOR, [1, 3, 7])
+    assert result.correct is False
+    assert result.misconception == WRONG
+
+
+def test_a_right_vector_never_names_a_misconception():
+    assert grade(VECTOR, [1, 5, 5]).misconception is None
+
+
+@pytest.mark.parametrize(("raw", "correct", "misconception"), [
+    ("a", True, None), (["a"], True, None), (" a ", True, None),
+    ("b", False, None), ("c", False, "m"),
+])
+def test_a_choice_is_graded_by_option_id(raw, correct, misconception):
+    result = grade(CHOICE, raw)
+    assert result.correct is correct
+    assert (result.misconception.id if result.misconception else None) == misconception
+
+
+@pytest.mark.parametrize("raw", ["z", 1, None, ["a", "b"], ""])
+def test_an_unknown_option_is_a_parse_error(raw):
+    assert grade(CHOICE, raw).parse_error
+
+
+@pytest.mark.parametrize(("raw", "correct", "score"), [
+    (["a", "b"], True, 1.0), ("b,a", True, 1.0), (["a"], False, 0.5),
+    (["a", "b", "c"], False, 0.5), (["c", "d"], False, 0.0), ([], False, 0.0),
+])
+def test_a_multi_answer_gets_partial_credit_for_right_picks_minus_wrong_ones(raw, correct, score):
+    result = grade(MULTI, raw)
+    assert result.parse_error is None
+    assert result.correct is correct
+    assert result.score == pytest.approx(score)
+
+
+@pytest.mark.parametrize(("raw", "reason"), [
+    (["a", "a"], "listed twice"), (["a", "q"], "unknown option"), ("[a", "list of option ids"),
+])
+def test_a_malformed_multi_answer_is_a_parse_error(raw, reason):
+    assert reason in (grade(MULTI, raw).parse_error or "")
+
+
+def test_an_order_is_graded_by_position():
+    assert grade(ORDER, ["a", "b", "c", "d"]).correct is True
+    swapped = grade(ORDER, ["b", "a", "c", "d"])
+    assert swapped.correct is False
+    assert swapped.per_element == (False, False, True, True)
+    assert swapped.score == 0.5
+
+
+@pytest.mark.parametrize("raw", [["a", "b", "c"], ["a", "b", "c", "c"], ["a", "b", "c", "x"]])
+def test_an_order_that_is_not_a_permutation_is_a_parse_error(raw):
+    assert grade(ORDER, raw).parse_error
+
+
+@pytest.mark.parametrize(("raw", "correct", "score"), [
+    ("again", False, 0.0), ("hard", True, 1 / 3), ("Good", True, 2 / 3), (4, True, 1.0),
+])
+def test_a_flashcard_takes_a_self_rating_and_is_never_graded(raw, correct, score):
+    result = grade(CARD, raw)
+    assert result.graded is False
+    assert result.correct is correct
+    assert result.score == pytest.approx(score)
+
+
+@pytest.mark.parametrize("raw", [0, 5, "meh", None])
+def test_a_bad_rating_is_a_parse_error(raw):
+    assert grade(CARD, raw).parse_error
+
+
+def test_an_explanation_is_stored_not_graded_and_must_not_be_empty():
+    assert grade(EXPLAIN, "C rolls back by the rejected drafts").graded is False
+    assert grade(EXPLAIN, "   ").parse_error
+    assert grade(EXPLAIN, 42).parse_error
+    assert grade(EXPLAIN, "x" * 20_001).parse_error
+
+
+def test_the_bank_refuses_to_grade_a_variant_of_another_version(bank):
+    variant = bank.variant("choice-running-first", 0)
+    stale = Variant(**{**variant.__dict__, "bank_version": "0000"})
+    with pytest.raises(BankError, match="another bank version"):
+        bank.grade(stale, "running-then-waiting")
+
+
+def test_real_numeric_variants_grade_their_answer_and_their_wrong_models(bank):
+    for question in bank.questions.values():
+        if question.kind is not QuestionKind.NUMERIC:
+            continue
+        variant = bank.variant(question.id, 7)
+        assert bank.grade(variant, variant.answer).correct
+        for wrong in variant.misconceptions:
+            result = bank.grade(variant, wrong.answer)
+            assert not result.correct
+            assert result.misconception.id == wrong.id
