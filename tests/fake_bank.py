@@ -37,32 +37,31 @@ def question(qid: str, kind: QuestionKind, section: str) -> Question:
 
 @dataclass
 class FakeBank:
-    """Serve four deterministic questions; ``variant`` depends only on (question, seed)."""
+    """Serve four deterministic questions; ``variant`` depends only on (question, seed).
+
+    Like ``quizsvc.bank.Bank``, ``lessons`` and ``questions`` are dicts by id.
+    """
 
     version: str = "fake-1"
-    lessons: tuple[Lesson, ...] = (
-        Lesson(id=LESSON_ID, title=Text(zh="vLLM 调度账本", en="The vLLM scheduling ledger"),
-               sections=(Section("budget", Text(zh="预算", en="Budgets")),
-                         Section("spec", Text(zh="投机", en="Speculation")))),
-    )
-    questions: tuple[Question, ...] = (
+    lessons: dict[str, Lesson] = field(default_factory=lambda: {LESSON_ID: Lesson(
+        id=LESSON_ID, title=Text(zh="vLLM 调度账本", en="The vLLM scheduling ledger"),
+        sections=(Section("budget", Text(zh="预算", en="Budgets")),
+                  Section("spec", Text(zh="投机", en="Speculation"))))})
+    questions: dict[str, Question] = field(default_factory=lambda: {q.id: q for q in (
         question("budget-split", QuestionKind.NUMERIC, "budget"),
         question("running-first", QuestionKind.CHOICE, "budget"),
         question("computed-card", QuestionKind.FLASHCARD, "spec"),
         question("why-rollback", QuestionKind.EXPLAIN, "spec"),
-    )
+    )})
     calls: dict[str, int] = field(default_factory=dict)
 
     def questions_for(self, lesson_id: str) -> tuple[Question, ...]:
         """Return the questions of one lesson, in bank order."""
-        return tuple(q for q in self.questions if q.lesson == lesson_id)
+        return tuple(q for q in self.questions.values() if q.lesson == lesson_id)
 
     def question(self, question_id: str) -> Question:
         """Return one question or raise KeyError."""
-        for q in self.questions:
-            if q.id == question_id:
-                return q
-        raise KeyError(question_id)
+        return self.questions[question_id]
 
     def variant(self, question_id: str, seed: int) -> Variant:
         """Build the variant of ``question_id`` for ``seed`` (KeyError if unknown)."""

@@ -92,13 +92,18 @@ class Study:
     def wrong_answer(self, variant_id: str) -> Any:
         """Return a parseable wrong answer of a served variant."""
         variant = self.variant(variant_id)
+        right = variant.answer
         for misconception in variant.misconceptions:
-            if misconception.answer != variant.answer:
+            if misconception.answer != right and misconception.answer is not None:
                 return misconception.answer
-        if isinstance(variant.answer, list):
-            return [x + 1 for x in variant.answer]
-        options = [o.id for o in variant.input.options if o.id != variant.answer]
-        return options[0]
+        if isinstance(right, list) and all(isinstance(x, int) for x in right):
+            return [x + 1 for x in right]
+        if variant.input.type == "order":
+            return list(reversed(right))
+        if isinstance(right, list):  # multi: leave one right option out, or pick a wrong one
+            others = [o.id for o in variant.input.options if o.id not in right]
+            return right[:-1] if len(right) > 1 else others[:1]
+        return next(o.id for o in variant.input.options if o.id != right)
 
     def answer(self, variant_id: str, answer: Any, key: str | None = None) -> Any:
         """POST an attempt with a fresh (or given) idempotency key; return the response."""

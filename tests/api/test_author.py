@@ -51,7 +51,7 @@ def test_an_author_exports_the_bank(author_client, bank):
     response = author_client.get("/api/author/bank", headers=bearer(TOKEN))
     assert response.status_code == 200
     assert response.json["version"] == bank.version
-    assert [q["id"] for q in response.json["questions"]] == [q.id for q in bank.questions]
+    assert [q["id"] for q in response.json["questions"]] == list(bank.questions)
 
 
 @pytest.mark.parametrize(("url", "expected"), [

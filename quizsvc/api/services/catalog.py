@@ -8,6 +8,7 @@ place that happens, so the JSON API and the server-rendered lesson page must bot
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from threading import Lock
 from typing import Any
@@ -42,15 +43,20 @@ _INDEXES: dict[int, BankIndex] = {}
 VARIANT_CACHE_SIZE = 4096
 
 
+def entries(collection: Any) -> list[Any]:
+    """Return the items of a bank collection, whether a mapping by id or a sequence."""
+    return list(collection.values() if isinstance(collection, Mapping) else collection)
+
+
 def index(bank: Any) -> BankIndex:
     """Return the index of ``bank`` (built on first use; banks are immutable once loaded)."""
     found = _INDEXES.get(id(bank))
     if found is not None and found.bank is bank:
         return found
-    lessons = {lesson.id: lesson for lesson in bank.lessons}
+    lessons = {lesson.id: lesson for lesson in entries(bank.lessons)}
     built = BankIndex(
         bank=bank,
-        questions={q.id: q for q in bank.questions},
+        questions={q.id: q for q in entries(bank.questions)},
         lessons=lessons,
         sections={s.id: (lesson.id, s) for lesson in lessons.values() for s in lesson.sections},
         by_lesson={lesson_id: tuple(bank.questions_for(lesson_id)) for lesson_id in lessons},

@@ -1,0 +1,129 @@
+"""The service over the real question bank: every question served, graded, withheld, revealed.
+
+The other API tests use ``FakeBank`` (four tiny questions of every kind, flashcards included,
+which the real bank has none of); this module runs the same flow over ``load_bank()`` so the
+service and the bank cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from quizsvc import create_app
+from quizsvc.bank import load_bank
+from tests.api.conftest import ApiBrowser, Study
+from tests.api.test_study_flow import SECRET_KEYS, keys_in
+
+GRADED = {"numeric", "choice", "multi", "order", "anchor"}
+
+
+@pytest.fixture(scope="session")
+def real_bank():
+    return load_bank()
+
+
+@pytest.fixture
+def real_app(app_config, connection, real_bank):
+    app = create_app({**app_config, "BANK": real_bank})
+    app.extensions["quizsvc.db"].bind_to_connection(connection)
+    return app
+
+
+@pytest.fixture
+def learner(real_app, db, real_bank):
+    return Study(ApiBrowser(real_app), db, real_bank)
+
+
+def lesson_id(real_bank):
+    return next(iter(real_bank.lessons))
+
+
+def walk(learner, real_bank, right: bool):
+    """Take every question of the lesson once; return {question_id: attempt JSON}."""
+    lesson = lesson_id(real_bank)
+    total = len(real_bank.questions_for(lesson))
+    results = {}
+    for _ in range(-(-total // 50)):
+        session = learner.start(lesson, mode="review", size=50)
+        assert session["new"] == session["total"]  # the clock stands still: nothing falls due
+        results.update(answer_all(learner, session, right))
+    assert len(results) == total
+    return results
+
+
+def answer_all(learner, session, right: bool):
+    """Answer every question of a session."""
+    results = {}
+    while not (item := learner.next(session["id"]))["done"]:
+        question = item["question"]
+        assert not SECRET_KEYS & set(keys_in(item)), question["question_id"]
+        vid, kind = question["variant_id"], question["kind"]
+        if kind in GRADED:
+            answer = learner.right_answer(vid) if right else learner.wrong_answer(vid)
+        elif kind == "flashcard":
+            answer = None
+        else:
+            answer = "My own words about the ledger."
+        response = learner.answer(vid, answer)
+        assert response.status_code == 201, (question["question_id"], response.json)
+        if not response.json["graded"]:  # self-rated: rate it, or it stays new
+            rated = learner.browser.post(f"/api/attempts/{response.json['id']}/rating",
+                                         json={"rating": "good"})
+            assert rated.status_code == 200
+        results[question["question_id"]] = response.json
+    return results
+
+
+def test_every_real_question_is_served_without_its_answer_and_graded_right(learner,
+                                                                          real_bank):
+    results = walk(learner, real_bank, right=True)
+    assert set(results) == {q.id for q in real_bank.questions_for(lesson_id(real_bank))}
+    for question_id, result in results.items():
+        if result["graded"]:
+            assert result["correct"] is True, question_id
+            assert result["reveal"]["correct_answer"] is not None
+        assert result["reveal"]["solution"]["zh"], question_id
+
+
+def test_every_real_wrong_answer_is_withheld_until_explained(learner, real_bank):
+    results = walk(learner, real_bank, right=False)
+    graded = {qid: r for qid, r in results.items() if r["graded"]}
+    assert graded
+    for question_id, result in graded.items():
+        assert result["correct"] is False, question_id
+        assert result["reveal"] is None
+        explained = learner.browser.post(f"/api/attempts/{result['id']}/explanation",
+                                         json={"explanation": "I mixed up the budgets."})
+        assert explained.status_code == 200
+        assert explained.json["reveal"]["correct_answer"] is not None, question_id
+
+
+def test_the_real_lesson_text_opens_the_book(learner, real_bank):
+    lesson = lesson_id(real_bank)
+    session = learner.start(lesson, mode="quiz", size=1)
+    learner.next(session["id"])
+    response = learner.browser.get(f"/api/lessons/{lesson}?lang=en")
+    assert response.status_code == 200 and response.json["opened_book"] == 1
+    assert response.json["text"]
+
+
+def test_real_sections_take_self_assessments_and_feed_calibration(learner, real_bank):
+    lesson = real_bank.lessons[lesson_id(real_bank)]
+    for section in lesson.sections:
+        assert learner.browser.put(f"/api/self-assessments/{section.id}",
+                                   json={"rating": 3}).status_code == 201
+    walk(learner, real_bank, right=True)
+    calibration = learner.browser.get("/api/progress").json["calibration"]
+    graded = sum(1 for q in real_bank.questions_for(lesson.id) if str(q.kind) in GRADED)
+    assert calibration["pairs"] == graded
+    assert calibration["brier"] == pytest.approx(1 / 9)
+
+
+def test_a_real_history_exports_and_imports_losslessly(learner, real_bank, real_app):
+    walk(learner, real_bank, right=True)
+    document = learner.browser.get("/api/export").json
+    fresh = ApiBrowser(real_app)
+    assert fresh.post("/api/import", json=document).status_code == 201
+    again = fresh.get("/api/export").json
+    assert {k: v for k, v in again.items() if k != "exported_at"} == \
+        {k: v for k, v in document.items() if k != "exported_at"}
