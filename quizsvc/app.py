@@ -76,3 +76,15 @@ def register_web(app: Flask) -> None:
             raise
         return
     app.register_blueprint(views.bp)
+
+
+def serving_app() -> Flask:
+    """Create the app for gunicorn with the question bank already loaded.
+
+    ``quizsvc serve`` runs gunicorn with ``--preload``, so the bank is read once in the
+    master and shared by the forked workers; no database connection is opened before the fork.
+    """
+    app = create_app()
+    with app.app_context():
+        identity.get_bank()
+    return app

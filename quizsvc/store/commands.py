@@ -140,8 +140,8 @@ def run_restore(args: argparse.Namespace) -> int:
 def gunicorn_argv(host: str, port: int, workers: int) -> list[str]:
     """Return the gunicorn command line that serves ``create_app()``."""
     return [sys.executable, "-m", "gunicorn", "--bind", f"{host}:{port}",
-            "--workers", str(workers), "--access-logfile", "-",
-            "quizsvc.app:create_app()"]
+            "--workers", str(workers), "--preload", "--access-logfile", "-",
+            "quizsvc.app:serving_app()"]
 
 
 def run_serve(args: argparse.Namespace) -> int:

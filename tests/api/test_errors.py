@@ -37,7 +37,7 @@ def test_a_form_body_where_json_is_expected_is_422_naming_the_missing_field(brow
 
 def test_an_oversized_body_is_413(app_config, connection):
     from quizsvc import create_app
-    from tests.api.conftest import ApiBrowser
+    from tests.api.support import ApiBrowser
 
     app = create_app({**app_config, "MAX_CONTENT_LENGTH": 1000})
     app.extensions["quizsvc.db"].bind_to_connection(connection)

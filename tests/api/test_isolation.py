@@ -30,7 +30,7 @@ class Alice:
 
 @pytest.fixture
 def alice(new_browser, db, bank):
-    from tests.api.conftest import Study
+    from tests.api.support import Study
 
     browser = new_browser()
     study = Study(browser, db, bank)

@@ -11,7 +11,7 @@ import pytest
 
 from quizsvc import create_app
 from quizsvc.bank import load_bank
-from tests.api.conftest import ApiBrowser, Study
+from tests.api.support import ApiBrowser, Study
 from tests.api.test_study_flow import SECRET_KEYS, keys_in
 
 GRADED = {"numeric", "choice", "multi", "order", "anchor"}

@@ -9,7 +9,7 @@ import pytest
 
 from quizsvc.ledger import replay
 
-GOLDEN = Path("/work/shared/ledger/golden")
+GOLDEN = Path(__file__).parents[1] / "ledger" / "golden"  # the recorded vLLM traces
 SPLIT = {"name": "split", "config": {"max_num_batched_tokens": 8},
          "requests": [{"id": "A", "prompt_len": 9, "max_tokens": 2},
                       {"id": "B", "prompt_len": 5, "max_tokens": 2}]}
@@ -22,7 +22,6 @@ def test_a_scenario_replays_to_the_ledgers_trace(browser):
     assert response.json["steps"][0]["schedule"]["num_scheduled_tokens"] == {"A": 8}
 
 
-@pytest.mark.skipif(not GOLDEN.is_dir(), reason="shared golden traces not mounted")
 def test_the_lessons_budget_split_matches_the_recorded_trace(browser):
     scenario = json.loads((GOLDEN / "a_budget_split.json").read_text())
     recorded = json.loads((GOLDEN / "a_budget_split.trace.json").read_text())
@@ -78,7 +77,7 @@ def test_a_scenario_that_is_not_an_object_is_422(browser, body):
 
 def test_bounds_come_from_configuration(app_config, connection, new_browser):
     from quizsvc import create_app
-    from tests.api.conftest import ApiBrowser
+    from tests.api.support import ApiBrowser
 
     app = create_app({**app_config, "SIMULATE_MAX_REQUESTS": 1})
     app.extensions["quizsvc.db"].bind_to_connection(connection)
