@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import urlencode
 
-from flask import Blueprint, Response, abort, jsonify, redirect, render_template, request, url_for
+from flask import Blueprint, Response, jsonify, redirect, render_template, request, url_for
 from werkzeug.wrappers import Response as BaseResponse
 
 from quizsvc.api.identity import current_context
@@ -43,7 +43,7 @@ def current_lang() -> str:
     return pick_lang(request.args.get("lang") or request.cookies.get(LANG_COOKIE))
 
 
-@bp.after_app_request
+@bp.after_request
 def remember_lang(response: Response) -> Response:
     """Keep an explicit ``?lang=`` choice in a cookie so the next page opens in it."""
     chosen = request.args.get("lang")
@@ -91,7 +91,6 @@ NAV: tuple[tuple[str, str], ...] = (
     ("web.progress_page", "progress"),
     ("web.link", "link"),
 )
-RATINGS: tuple[str, ...] = ("again", "hard", "good", "easy")
 
 
 def see_other(endpoint: str, anchor: str | None = None, **values: Any) -> BaseResponse:
@@ -183,14 +182,6 @@ def self_assess(lesson_id: str) -> BaseResponse:
 
 
 # ---------------------------------------------------------------- studying
-
-
-def default_lesson() -> str:
-    """Return the first lesson's id (the bank has one lesson today)."""
-    found = catalog.list_lessons(current_context())
-    if not found:
-        abort(404)
-    return found[0].id
 
 
 def start_page(mode: str, intro: str, title: str) -> str:
