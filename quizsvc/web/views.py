@@ -130,8 +130,8 @@ def service_error(error: ServiceError) -> tuple[str, int]:
 
 @bp.get("/")
 def home() -> str:
-    """Show the starting page with a way into every activity."""
-    return render_template("home.html")
+    """Show the starting page with a way into every activity and what is due."""
+    return render_template("home.html", due=progress.due_reviews(current_context(), limit=0))
 
 
 # ---------------------------------------------------------------- lessons
@@ -336,6 +336,9 @@ def answer_text(value: Any, served: Any) -> str:
     options = {o.id: text_in(o.text, lang) for o in served.input.options} if served else {}
     labels = list(served.input.labels) if served else []
     if isinstance(value, list):
+        if served and served.input.type == "order":
+            return " → ".join(f"{i}. {options.get(str(item), str(item))}"
+                              for i, item in enumerate(value, start=1))
         if labels and len(labels) == len(value):
             return " · ".join(f"{label} = {item}" for label, item in zip(labels, value,
                                                                           strict=True))

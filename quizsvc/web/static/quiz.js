@@ -62,6 +62,9 @@
     var labels = JSON.parse(form.dataset.labels || "[]");
     var texts = ui.option_texts || {};
     if (Array.isArray(value)) {
+      if (form.dataset.inputType === "order") {
+        return value.map(function (v, i) { return (i + 1) + ". " + (texts[v] || String(v)); }).join(" → ");
+      }
       if (labels.length && labels.length === value.length) {
         return value.map(function (v, i) { return labels[i] + " = " + v; }).join(" · ");
       }
