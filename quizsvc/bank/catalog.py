@@ -277,8 +277,9 @@ class Bank:
         shown = {k: v for k, v in draw.display.items() if not k.startswith("_")}
         prompt = {}
         for lang in ("zh", "en"):
+            values = localised(shown, lang)
             try:
-                prompt[lang] = spec["prompt"][lang].format_map(shown)
+                prompt[lang] = spec["prompt"][lang].format_map(values)
             except (KeyError, IndexError, ValueError) as error:
                 raise BankError(
                     str(entry.path), f"prompt.{lang}", f"cannot fill: {error!r}"
@@ -286,7 +287,8 @@ class Bank:
         solution = {}
         for lang in ("zh", "en"):
             lines = ledger_explain(draw.trace, draw.build.step, lang)
-            intro = spec["solution"][lang].format_map(draw.display) if spec["solution"] else ""
+            values = localised(draw.display, lang)
+            intro = spec["solution"][lang].format_map(values) if spec["solution"] else ""
             solution[lang] = "\n".join([intro, *lines] if intro else lines)
         names = self.misconception_names(entry.question.lesson)
         declared = spec["misconceptions"]
@@ -305,7 +307,9 @@ class Bank:
             answer_input = AnswerInput("integer")
         return Variant(
             prompt=Text(**prompt),
-            params=shown,
+            params={
+                k: {"zh": v.zh, "en": v.en} if isinstance(v, Text) else v for k, v in shown.items()
+            },
             input=answer_input,
             answer=draw.answer,
             solution=Text(**solution),
@@ -315,6 +319,11 @@ class Bank:
             extra={"draw": dict(draw.params), "step": build.step, "attempts": draw.attempts},
             **common,
         )
+
+
+def localised(values: dict[str, Any], lang: str) -> dict[str, Any]:
+    """Pick the ``lang`` side of every ``Text`` value (a phrase a generator wrote in both)."""
+    return {k: v.get(lang) if isinstance(v, Text) else v for k, v in values.items()}
 
 
 def _options(options: list[dict[str, Any]]) -> tuple[Option, ...]:

@@ -6,6 +6,7 @@ work (SPEC S10).
 """
 
 from quizsvc.bank.errors import Redraw
+from quizsvc.bank.model import Text
 from quizsvc.bank.numeric import Build, request, scenario, scheduled
 
 
@@ -80,8 +81,9 @@ def describe(ctx):
     k = ctx.p["num_spec"]
     shown = {
         "t": ctx.build.step,
-        "spec": f"n-gram 投机解码 K={k}" if k else "无投机解码",
-        "spec_en": f"n-gram speculative decoding with K={k}" if k else "no speculative decoding",
+        "spec": Text(f"n-gram 投机解码 K={k}", f"n-gram speculative decoding with K={k}")
+        if k
+        else Text("无投机解码", "no speculative decoding"),
     }
     for rid in "AB":
         shown[f"{rid}_P"] = ctx.p[f"prompt_{rid.lower()}"]

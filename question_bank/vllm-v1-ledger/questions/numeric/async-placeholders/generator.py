@@ -6,6 +6,7 @@ At dispatch C += n and, for a request past its prompt, ph += 1 + drafts schedule
 spec decoding the scheduler holds K placeholder drafts (-1) instead of real ones.
 """
 
+from quizsvc.bank.model import Text
 from quizsvc.bank.numeric import Build, counter, request, scenario, scheduled
 
 
@@ -46,8 +47,9 @@ def describe(ctx):
     k = ctx.p["num_spec"]
     return {
         "t": ctx.p["sched_step"],
-        "spec": f"n-gram 投机解码 K={k}" if k else "无投机解码",
-        "spec_en": f"n-gram speculative decoding with K={k}" if k else "no speculative decoding",
+        "spec": Text(f"n-gram 投机解码 K={k}", f"n-gram speculative decoding with K={k}")
+        if k
+        else Text("无投机解码", "no speculative decoding"),
         "N": ctx.before("R", "num_tokens"),
         "C": ctx.before("R", "num_computed_tokens"),
         "ph": ctx.before("R", "num_output_placeholders"),

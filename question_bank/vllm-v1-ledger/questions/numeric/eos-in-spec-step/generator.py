@@ -5,6 +5,7 @@ token the rest are dropped and C -= len(g) - j, so N - C = 1 still holds (golden
 ``i_eos_abort``).
 """
 
+from quizsvc.bank.model import Text
 from quizsvc.bank.numeric import Build, counter, request, scenario
 
 STEP = 1
@@ -51,11 +52,9 @@ def describe(ctx):
     outcome = ctx.build.scenario["outcomes"][str(STEP)]["R"]
     if "eos_index" in outcome:
         position = outcome["eos_index"] + 1
-        note = f",其中第 {position} 个是 EOS"
-        note_en = f"; token {position} of them is EOS"
+        note = Text(f",其中第 {position} 个是 EOS", f"; token {position} of them is EOS")
     else:
-        note = ",没有 EOS"
-        note_en = ", none of them EOS"
+        note = Text(",没有 EOS", ", none of them EOS")
     return {
         "K": ctx.p["num_spec"],
         "N": ctx.before("R", "num_tokens"),
@@ -67,7 +66,6 @@ def describe(ctx):
         "g": returned["sampled"],
         "a": returned["accepted"],
         "stop_note": note,
-        "stop_note_en": note_en,
         "_N_minus_C": ctx.after_update("R", "num_tokens")
         - ctx.after_update("R", "num_computed_tokens"),
     }

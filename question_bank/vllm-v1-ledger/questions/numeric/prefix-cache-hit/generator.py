@@ -4,6 +4,7 @@ X runs first (explicit token ids); Y arrives two steps later sharing a prefix of
 admitted with C = hit, scheduling N - hit (golden ``f_prefix_cache_hit``).
 """
 
+from quizsvc.bank.model import Text
 from quizsvc.bank.numeric import Build, Ref, scenario, scheduled
 
 STEP = 2
@@ -66,10 +67,9 @@ def describe(ctx):
         "X_len": x_len,
         "Y_len": y_len,
         "shared": shared,
-        "tail": f",其后 {new} 个 token 与 X 不同" if new else "(Y 就是 X 开头的一段)",
-        "tail_en": f", followed by {new} tokens unlike X's"
+        "tail": Text(f",其后 {new} 个 token 与 X 不同", f", followed by {new} tokens unlike X's")
         if new
-        else " (Y is an initial stretch of X)",
+        else Text("(Y 就是 X 开头的一段)", " (Y is an initial stretch of X)"),
     }
 
 
