@@ -3,10 +3,9 @@
 Each numeric template is a family; the other kinds are measured as one family per kind. A
 variant is built without the variant cache (seed -> parameters -> ledger replay -> answer,
 wrong models and worked solution), then graded twice: with its answer and with a wrong one.
-Two figures per family: "cold" with the ledger replay cache off (every scenario replayed),
-and "cached" with it on, cleared before each family (repeated scenarios within the family's
-seeds are replayed once). The issue's target is at least 2,000 per second per core for the
-slowest family; the verdict uses the cold figure.
+The issue's target is at least 2,000 per second per core for the slowest family. (A cache of
+replayed traces was tried and measured slower: keying and holding traces cost more than the
+repeats it saved.)
 
     .venv/bin/python bench/bank_bench.py [--seeds 500] [--question ID ...]
 """
@@ -18,7 +17,7 @@ import time
 from collections.abc import Sequence
 
 from quizsvc.bank import read_bank
-from quizsvc.bank.catalog import REPLAYS, Bank
+from quizsvc.bank.catalog import Bank
 from quizsvc.bank.model import QuestionKind, Variant
 
 TARGET = 2000
@@ -81,25 +80,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     groups = families(bank, args.question)
     for ids in groups.values():  # warm up imports and generator modules
         measure(bank, ids, 5)
-    default_size = REPLAYS.size
-    rates: dict[str, tuple[float, float]] = {}
+    rates = {}
     for name, ids in groups.items():
-        REPLAYS.size = 0
-        REPLAYS.clear()
         count, seconds = measure(bank, ids, args.seeds)
-        cold = count / seconds
-        REPLAYS.size = default_size
-        REPLAYS.clear()
-        count, seconds = measure(bank, ids, args.seeds)
-        rates[name] = (cold, count / seconds)
-    print(f"bank {bank.version}: variants generated + graded per second, 1 core, {args.seeds} each")
-    print(f"  {'family':34} {'cold':>10} {'cached':>10}")
-    for name, (cold, cached) in sorted(rates.items(), key=lambda item: -item[1][0]):
-        print(f"  {name:34} {cold:9,.0f}/s {cached:9,.0f}/s")
-    slowest = min(rates, key=lambda name: rates[name][0])
-    cold = rates[slowest][0]
-    verdict = "meets" if cold >= TARGET else "misses"
-    print(f"slowest (cold): {slowest} at {cold:,.0f}/s ({verdict} the {TARGET:,}/s target)")
+        rates[name] = count / seconds
+    print(f"bank {bank.version}: variants generated + graded per CPU second, {args.seeds} each")
+    for name, rate in sorted(rates.items(), key=lambda item: -item[1]):
+        print(f"  {name:34} {rate:9,.0f}/s")
+    slowest = min(rates, key=rates.__getitem__)
+    verdict = "meets" if rates[slowest] >= TARGET else "misses"
+    print(f"slowest: {slowest} at {rates[slowest]:,.0f}/s ({verdict} the {TARGET:,}/s target)")
     return 0
 
 

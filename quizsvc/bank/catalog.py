@@ -8,7 +8,6 @@ service can store the triple with every attempt and re-derive the grade later.
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import threading
@@ -38,45 +37,6 @@ VARIANT_CACHE_SIZE = 4096
 KIND_ORDER = {kind: index for index, kind in enumerate(QuestionKind)}
 
 
-class ReplayCache:
-    """Remember recent ledger replays: a trace is a pure function of its scenario.
-
-    Small parameter spaces (and the service building a variant to serve it and again to
-    grade it) replay the same scenario many times. ``size = 0`` turns the cache off (the
-    benchmark's cold figures). Traces handed out are shared: callers must not modify them.
-    """
-
-    def __init__(self, size: int = 2048) -> None:
-        self.size = size
-        self._traces: OrderedDict[str, dict[str, Any]] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: str) -> dict[str, Any] | None:
-        """Return the cached trace for ``key``, if any."""
-        with self._lock:
-            trace = self._traces.get(key)
-            if trace is not None:
-                self._traces.move_to_end(key)
-            return trace
-
-    def put(self, key: str, trace: dict[str, Any]) -> None:
-        """Remember ``trace`` under ``key``, forgetting the oldest beyond ``size``."""
-        if self.size <= 0:
-            return
-        with self._lock:
-            self._traces[key] = trace
-            while len(self._traces) > self.size:
-                self._traces.popitem(last=False)
-
-    def clear(self) -> None:
-        """Forget every trace."""
-        with self._lock:
-            self._traces.clear()
-
-
-REPLAYS = ReplayCache()
-
-
 def ledger_replay(
     scenario: dict[str, Any], wrong_rules: tuple[str, ...] = (), wrong_from_step: int = 0
 ) -> dict[str, Any]:
@@ -87,18 +47,9 @@ def ledger_replay(
     """
     from quizsvc.ledger import replay
 
-    key = ""
-    trace = None
-    if REPLAYS.size > 0:
-        key = json.dumps([scenario, sorted(wrong_rules), wrong_from_step], sort_keys=True)
-        trace = REPLAYS.get(key)
-    if trace is None:
-        if wrong_rules:
-            trace = replay(scenario, wrong_rules=wrong_rules, wrong_from_step=wrong_from_step)
-        else:
-            trace = replay(scenario)
-        REPLAYS.put(key, trace)
-    return trace
+    if wrong_rules:
+        return replay(scenario, wrong_rules=wrong_rules, wrong_from_step=wrong_from_step)
+    return replay(scenario)
 
 
 def ledger_explain(trace: dict[str, Any], step: int, lang: str) -> list[str]:

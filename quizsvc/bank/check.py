@@ -90,7 +90,7 @@ def _check_numeric(variant: Variant, where: str) -> list[str]:
     problems = []
     if variant.scenario is None:
         return [f"{where}: a numeric variant without its scenario"]
-    from quizsvc.ledger import replay  # fresh, not the bank's replay cache
+    from quizsvc.ledger import replay
 
     trace = replay(variant.scenario)
     try:

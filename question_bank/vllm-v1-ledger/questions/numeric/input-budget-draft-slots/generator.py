@@ -19,6 +19,12 @@ def build(p):
         raise Redraw("A and B must both finish their prefill in step 0")
     if budget < 2 * p["num_spec"] + 4:
         raise Redraw("leave token_budget for C once A and B have their 1 + K each")
+    # A and B take 1 + K each and 2 * (1 + K + draft_slots) of input_budget; C then gets at
+    # most budget - 2(1 + K) - 3 where a draft_slots-free budget would give it
+    # budget - 2(1 + K). A C that fits under both would not test draft_slots (the replay
+    # below checks this again).
+    if p["prompt_c"] <= budget - 2 * (1 + p["num_spec"]) - 3:
+        raise Redraw("C fits either way: draft_slots would not bind")
     config = {
         "max_num_batched_tokens": budget,
         "max_model_len": 64,

@@ -1,0 +1,477 @@
+"""Benchmark the service under gunicorn against a bare Flask "hello" app, on SQLite and PostgreSQL.
+
+For each backend this script migrates a scratch database, starts gunicorn twice (the service,
+then a one-route Flask app) with the same worker count, and drives each from a separate client
+process over loopback for a fixed time:
+
+- graded answers: ``POST /api/attempts`` on variants served beforehand (written straight to
+  the database so that preparation is not timed), half right and half wrong;
+- next question: ``GET /api/sessions/{id}/next`` on fresh one-question sessions, so every
+  request draws and stores a new variant;
+- hello: ``GET /`` on the bare app.
+
+It prints requests per second, p50/p99 latency and the ratio to bare Flask, then times the
+due-queue query (``quizsvc.api.services.progress.due_queue``) for a learner with 50,000 cards.
+Targets (issue 4): graded answers >= 0.35 of bare-Flask throughput; due-queue p50 < 5 ms.
+
+    .venv/bin/python bench/api_bench.py [--seconds 5] [--clients 4] [--workers 2]
+                                        [--backends sqlite,postgresql]
+
+PostgreSQL: a scratch database ``quizsvc_bench`` is created on the server of
+``QUIZSVC_BENCH_POSTGRES_URL`` (default ``postgresql+psycopg://postgres@127.0.0.1:5432/postgres``)
+and dropped afterwards.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import multiprocessing
+import os
+import random
+import secrets
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from http.cookies import SimpleCookie
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+DEFAULT_PG_SERVER = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
+BENCH_DATABASE = "quizsvc_bench"
+GRADED_KINDS = {"numeric", "choice", "multi", "order", "anchor"}
+
+
+def hello_app() -> Any:
+    """Return the bare Flask app the service is compared with (gunicorn factory)."""
+    from flask import Flask
+
+    app = Flask("hello")
+
+    @app.route("/")
+    def hello() -> str:
+        return "hello"
+
+    return app
+
+
+# ---------------------------------------------------------------- servers
+
+
+def free_port() -> int:
+    """Return a free loopback port."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@dataclass
+class Server:
+    """A gunicorn process serving one app on a loopback port."""
+
+    process: subprocess.Popen[bytes]
+    port: int
+
+    def stop(self) -> None:
+        """Stop gunicorn and wait for it."""
+        self.process.terminate()
+        self.process.wait(timeout=30)
+
+
+def start_gunicorn(target: str, workers: int, env: dict[str, str], ready_path: str) -> Server:
+    """Start gunicorn on ``target`` and wait until ``ready_path`` answers 200."""
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers",
+         str(workers), "--preload", "--chdir", str(ROOT), "--pythonpath", str(ROOT / "bench"),
+         "--log-level", "warning", target],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            status, _, _ = request(port, "GET", ready_path)
+            if status == 200:
+                return Server(process, port)
+        except OSError:
+            pass
+        if time.monotonic() > deadline or process.poll() is not None:
+            process.kill()
+            raise RuntimeError(f"gunicorn {target} did not start")
+        time.sleep(0.1)
+
+
+def request(port: int, method: str, path: str, body: Any = None,
+            headers: dict[str, str] | None = None) -> tuple[int, bytes, http.client.HTTPMessage]:
+    """Send one request on a new connection (gunicorn's sync workers close each one)."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        payload = None if body is None else json.dumps(body).encode()
+        all_headers = dict(headers or {})
+        if payload is not None:
+            all_headers["Content-Type"] = "application/json"
+        connection.request(method, path, body=payload, headers=all_headers)
+        response = connection.getresponse()
+        return response.status, response.read(), response.headers
+    finally:
+        connection.close()
+
+
+# ---------------------------------------------------------------- load driver
+
+
+@dataclass(frozen=True)
+class Job:
+    """One request the driver sends."""
+
+    method: str
+    path: str
+    body: Any = None
+    headers: tuple[tuple[str, str], ...] = ()
+
+
+def drive_worker(port: int, jobs: list[Job], seconds: float, start_at: float,
+                 out: Any) -> None:
+    """Send ``jobs`` one after another until the time is up; report latencies and errors."""
+    while time.monotonic() < start_at:
+        time.sleep(0.001)
+    stop = start_at + seconds
+    latencies: list[float] = []
+    errors: dict[int, int] = {}
+    for job in jobs:
+        if time.monotonic() >= stop:
+            break
+        began = time.perf_counter()
+        status, _, _ = request(port, job.method, job.path, job.body, dict(job.headers))
+        latencies.append(time.perf_counter() - began)
+        if status >= 400:
+            errors[status] = errors.get(status, 0) + 1
+    out.put((latencies, errors, len(latencies) == len(jobs)))
+
+
+def drive_process(port: int, job_lists: list[list[Job]], seconds: float, out: Any) -> None:
+    """Run one client thread per job list inside this (separate) process."""
+    import threading
+
+    start_at = time.monotonic() + 0.2
+    threads = [threading.Thread(target=drive_worker, args=(port, jobs, seconds, start_at, out))
+               for jobs in job_lists]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+
+@dataclass
+class Figures:
+    """Throughput and latency of one measured phase."""
+
+    name: str
+    requests: int
+    errors: dict[int, int]
+    seconds: float
+    p50_ms: float
+    p99_ms: float
+    exhausted: bool
+
+    @property
+    def rps(self) -> float:
+        """Return requests per second."""
+        return self.requests / self.seconds
+
+
+def measure(name: str, port: int, job_lists: list[list[Job]], seconds: float) -> Figures:
+    """Drive ``port`` from a separate process with one thread per job list."""
+    context = multiprocessing.get_context("spawn")
+    out = context.Queue()
+    process = context.Process(target=drive_process, args=(port, job_lists, seconds, out))
+    began = time.monotonic()
+    process.start()
+    results = [out.get() for _ in job_lists]
+    process.join()
+    elapsed = min(seconds, time.monotonic() - began - 0.2)
+    latencies = sorted(x for lat, _, _ in results for x in lat)
+    exhausted = all(ran_out for _, _, ran_out in results)
+    if exhausted:  # every client finished its jobs early: time the work actually done
+        elapsed = max(sum(lat) for lat, _, _ in results)
+    errors: dict[int, int] = {}
+    for _, counts, _ in results:
+        for status, n in counts.items():
+            errors[status] = errors.get(status, 0) + n
+    return Figures(name, len(latencies), errors, elapsed,
+                   1000 * statistics.median(latencies),
+                   1000 * latencies[min(len(latencies) - 1, int(0.99 * len(latencies)))],
+                   exhausted)
+
+
+# ---------------------------------------------------------------- preparing the service
+
+
+@dataclass
+class Client:
+    """One benchmark browser: its cookies and learner."""
+
+    cookie: str
+    csrf: str
+    learner_id: int
+
+
+def new_client(port: int, engine: Any) -> Client:
+    """Make a browser known to the service (GET /api/me) and find its learner."""
+    from sqlalchemy import select
+
+    from quizsvc.api.services.identity import digest
+    from quizsvc.store.models import Browser
+
+    status, _, headers = request(port, "GET", "/api/me")
+    assert status == 200
+    jar: SimpleCookie = SimpleCookie()
+    for header in headers.get_all("Set-Cookie"):
+        jar.load(header)
+    token, csrf = jar["quizsvc_browser"].value, jar["csrf_token"].value
+    with engine.connect() as connection:
+        learner_id = connection.scalar(
+            select(Browser.learner_id).where(Browser.token_hash == digest(token)))
+    return Client(f"quizsvc_browser={token}; csrf_token={csrf}", csrf, learner_id)
+
+
+def client_headers(client: Client, **extra: str) -> tuple[tuple[str, str], ...]:
+    """Return the cookie and CSRF headers of a client (plus ``extra``)."""
+    return (("Cookie", client.cookie), ("X-CSRF-Token", client.csrf), *extra.items())
+
+
+def prepare_answers(engine: Any, bank: Any, clients: list[Client], per_client: int,
+                    rng: random.Random) -> list[list[Job]]:
+    """Write served variants for each client and return attempt jobs (half right)."""
+    from quizsvc.store.models import ServedVariant
+
+    graded = [q for q in bank.questions.values() if str(q.kind) in GRADED_KINDS]
+    now = datetime.now(UTC)
+    job_lists = []
+    rows = []
+    for client in clients:
+        jobs = []
+        for i in range(per_client):
+            question = rng.choice(graded)
+            seed = rng.getrandbits(48)
+            variant_id = secrets.token_urlsafe(16)
+            rows.append({"id": variant_id, "learner_id": client.learner_id,
+                         "question_id": question.id, "lesson": question.lesson,
+                         "kind": str(question.kind), "seed": seed,
+                         "bank_version": str(bank.version), "served_at": now,
+                         "answered": False, "open_book": False})
+            variant = bank.variant(question.id, seed)
+            answer = variant.answer if i % 2 == 0 else wrong(variant)
+            jobs.append(Job("POST", "/api/attempts", {"variant_id": variant_id,
+                                                      "answer": answer},
+                            client_headers(client, **{"Idempotency-Key": variant_id})))
+        job_lists.append(jobs)
+    with engine.begin() as connection:
+        connection.execute(ServedVariant.__table__.insert(), rows)
+    return job_lists
+
+
+def wrong(variant: Any) -> Any:
+    """Return a parseable wrong answer for a variant."""
+    for misconception in variant.misconceptions:
+        if misconception.answer not in (None, variant.answer):
+            return misconception.answer
+    if isinstance(variant.answer, list) and all(isinstance(x, int) for x in variant.answer):
+        return [x + 1 for x in variant.answer]
+    if isinstance(variant.answer, list):
+        return list(reversed(variant.answer)) if len(variant.answer) > 1 else []
+    return next(o.id for o in variant.input.options if o.id != variant.answer)
+
+
+def prepare_sessions(engine: Any, bank: Any, clients: list[Client], per_client: int,
+                     rng: random.Random) -> list[list[Job]]:
+    """Write one-question sessions for each client and return next-question jobs."""
+    from quizsvc.store.models import SessionItem, StudySession
+
+    questions = list(bank.questions.values())
+    now = datetime.now(UTC)
+    sessions, items, job_lists = [], [], []
+    for client in clients:
+        jobs = []
+        for _ in range(per_client):
+            question = rng.choice(questions)
+            session_id = secrets.token_urlsafe(16)
+            sessions.append({"id": session_id, "learner_id": client.learner_id,
+                             "lesson": question.lesson, "mode": "review", "size": 1,
+                             "created_at": now})
+            items.append({"session_id": session_id, "position": 1, "question_id": question.id,
+                          "reason": "new", "variant_id": None})
+            jobs.append(Job("GET", f"/api/sessions/{session_id}/next",
+                            headers=client_headers(client)))
+        job_lists.append(jobs)
+    with engine.begin() as connection:
+        connection.execute(StudySession.__table__.insert(), sessions)
+        connection.execute(SessionItem.__table__.insert(), items)
+    return job_lists
+
+
+# ---------------------------------------------------------------- due queue
+
+
+def time_due_queue(engine: Any, bank: Any, cards: int, repeats: int) -> dict[str, float]:
+    """Give one learner ``cards`` fsrs cards and time the due-queue queries (ms, p50)."""
+    from sqlalchemy.orm import Session
+
+    from quizsvc.api.services import progress
+    from quizsvc.api.services.context import Context, Identity
+    from quizsvc.store.models import Browser, Learner, ReviewCard
+
+    now = datetime.now(UTC)
+    rng = random.Random(50_000)
+    with engine.begin() as connection:
+        learner_id = connection.execute(Learner.__table__.insert().values(created_at=now)
+                                        ).inserted_primary_key[0]
+        browser_id = connection.execute(Browser.__table__.insert().values(
+            learner_id=learner_id, token_hash=secrets.token_hex(32), created_at=now)
+        ).inserted_primary_key[0]
+        rows = [{"learner_id": learner_id, "question_id": f"q{i:06d}", "lesson": "bench",
+                 "state": 2, "step": None, "stability": 10.0, "difficulty": 5.0,
+                 "due": now + timedelta(minutes=rng.randint(-60 * 24 * 30, 60 * 24 * 90)),
+                 "last_review": now - timedelta(days=3), "created_at": now}
+                for i in range(cards)]
+        for start in range(0, cards, 10_000):
+            connection.execute(ReviewCard.__table__.insert(), rows[start:start + 10_000])
+    if engine.dialect.name == "postgresql":
+        with engine.connect() as connection:
+            connection.exec_driver_sql("ANALYZE review_card")
+            connection.commit()
+    figures = {}
+    with Session(engine) as session:
+        ctx = Context(session=session, bank_source=lambda: bank,
+                      identity=Identity(learner_id, browser_id), now=now,
+                      rng=random.Random(1))
+        for name, call in (("due_queue(limit=20)", lambda: progress.due_queue(ctx, 20)),
+                           ("due_reviews (counts + forecast)",
+                            lambda: progress.due_reviews(ctx, None, 20))):
+            samples = []
+            for _ in range(repeats):
+                began = time.perf_counter()
+                call()
+                samples.append(time.perf_counter() - began)
+                session.rollback()
+            figures[name] = 1000 * statistics.median(samples)
+    return figures
+
+
+# ---------------------------------------------------------------- backends
+
+
+def scratch_database(backend: str, folder: Path) -> tuple[str, Callable[[], None]]:
+    """Create an empty database for ``backend``; return its URL and a cleanup function."""
+    if backend == "sqlite":
+        return f"sqlite:///{folder / 'bench.sqlite3'}", lambda: None
+    from sqlalchemy import create_engine
+    from sqlalchemy.engine import make_url
+
+    server = make_url(os.environ.get("QUIZSVC_BENCH_POSTGRES_URL", DEFAULT_PG_SERVER))
+    admin = create_engine(server, isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.exec_driver_sql(f"DROP DATABASE IF EXISTS {BENCH_DATABASE}")
+        connection.exec_driver_sql(f"CREATE DATABASE {BENCH_DATABASE}")
+
+    def drop() -> None:
+        with admin.connect() as connection:
+            connection.exec_driver_sql(f"DROP DATABASE IF EXISTS {BENCH_DATABASE} WITH (FORCE)")
+        admin.dispose()
+
+    return server.set(database=BENCH_DATABASE).render_as_string(hide_password=False), drop
+
+
+def run_backend(backend: str, args: argparse.Namespace, bank: Any) -> list[str]:
+    """Benchmark one backend; return printable lines."""
+    from quizsvc.store import migrate
+    from quizsvc.store.session import make_engine
+
+    lines = [f"== {backend} (gunicorn sync, {args.workers} workers; {args.clients} client "
+             f"threads in another process; {args.seconds:.0f} s per phase)"]
+    with tempfile.TemporaryDirectory() as folder:
+        url, cleanup = scratch_database(backend, Path(folder))
+        try:
+            engine = make_engine(url)
+            with engine.connect() as connection:
+                migrate.upgrade(connection, "head")
+                connection.commit()
+            env = {**os.environ, "QUIZSVC_DATABASE_URL": url,
+                   "QUIZSVC_SECRET_KEY": secrets.token_hex(16)}
+            rng = random.Random(4)
+            hello = start_gunicorn("api_bench:hello_app()", args.workers, env, "/")
+            try:
+                hellos = [Job("GET", "/")] * int(args.seconds * 5000)
+                bare = measure("hello (bare Flask)", hello.port, [hellos] * args.clients,
+                               args.seconds)
+            finally:
+                hello.stop()
+            service = start_gunicorn("quizsvc.app:serving_app()", args.workers, env, "/readyz")
+            try:
+                clients = [new_client(service.port, engine) for _ in range(args.clients)]
+                budget = int(args.seconds * 1500)  # more than the service can do in time
+                answers = measure("graded answers (POST /api/attempts)", service.port,
+                                  prepare_answers(engine, bank, clients, budget, rng),
+                                  args.seconds)
+                nexts = measure("next question (GET /api/sessions/{id}/next)", service.port,
+                                prepare_sessions(engine, bank, clients, budget, rng),
+                                args.seconds)
+            finally:
+                service.stop()
+            for figures in (bare, answers, nexts):
+                note = " (ran out of prepared requests)" if figures.exhausted else ""
+                errors = f", errors by status {figures.errors}" if figures.errors else ""
+                lines.append(
+                    f"  {figures.name:<46} {figures.rps:8.1f} req/s  p50 {figures.p50_ms:6.2f} ms"
+                    f"  p99 {figures.p99_ms:6.2f} ms  ratio {figures.rps / bare.rps:5.2f}"
+                    f"{errors}{note}")
+            lines.append(f"  graded answers / bare Flask = {answers.rps / bare.rps:.2f} "
+                         f"(target >= 0.35)")
+            for name, p50 in time_due_queue(engine, bank, args.cards, args.repeats).items():
+                lines.append(f"  {name} with {args.cards} cards: p50 {p50:.2f} ms"
+                             + ("  (target < 5 ms)" if name.startswith("due_queue") else ""))
+            engine.dispose()
+        finally:
+            cleanup()
+    return lines
+
+
+def main() -> int:
+    """Run the benchmark and print its figures."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--clients", type=int, default=4)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--cards", type=int, default=50_000)
+    parser.add_argument("--repeats", type=int, default=200)
+    parser.add_argument("--backends", default="sqlite,postgresql")
+    args = parser.parse_args()
+    import shutil
+
+    from quizsvc.bank import load_bank
+
+    # Serve and grade from one frozen copy of the bank: authors editing question_bank/ during
+    # the run would otherwise change the bank version under the prepared variants.
+    snapshot = Path(tempfile.mkdtemp()) / "question_bank"
+    shutil.copytree(ROOT / "question_bank", snapshot)
+    os.environ["QUIZSVC_BANK_DIR"] = str(snapshot)
+    bank = load_bank(snapshot)
+    print(f"quizsvc api bench: bank {bank.version} ({len(bank.questions)} questions), "
+          f"{os.cpu_count()} CPUs")
+    for backend in args.backends.split(","):
+        for line in run_backend(backend.strip(), args, bank):
+            print(line, flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
