@@ -159,6 +159,17 @@ def explain_limit(request_id: str, limit: dict[str, Any], entry: dict[str, Any],
     bound = BOUND_NAMES.get(limit["bound"], {}).get(lang, limit["bound"])
     scheduled = limit["scheduled"]
     parts: list[str] = []
+    if limit["bound"] in ("preempted", "skipped", "seats") or (
+        limit["bound"] in ("token_budget", "input_budget", "kv") and scheduled == 0
+        and not limit.get("kv_blocks_needed")
+    ):
+        # Nothing was computed for this request: say why, without a demand equation.
+        note = limit.get("note") or bound
+        return _text(
+            lang,
+            f"{request_id} [{limit['loop']}]: gets 0 ({note})",
+            f"{request_id}［{limit['loop']} 队列］：分到 0（{note}）",
+        )
     if limit["loop"] == "running" and before:
         n_tokens = before.get("num_tokens", 0)
         drafts = before.get("num_spec_token_ids", 0)
