@@ -316,13 +316,17 @@ def rate(session_id: str, attempt_id: int) -> BaseResponse:
 
 
 def attempt_question(ctx: Any, result: Any) -> Any:
-    """Return the served question an attempt answered, to show its prompt with the result."""
+    """Return the served question an attempt answered, to show its prompt with the result.
+
+    Web-only glue: the attempt view carries no prompt, so this reads the learner's own served
+    variant (read-only) and builds its client view with ``study.serve``.
+    """
     from quizsvc.store.models import ServedVariant
 
     served = ctx.session.get(ServedVariant, result.variant_id)
     if served is None or served.learner_id != ctx.learner_id:
         return None
-    return study.serve(ctx, served)
+    return study.serve(ctx, served.id, served.question_id, served.seed, served.served_at)
 
 
 def lesson_url(link: str) -> str:

@@ -102,20 +102,34 @@ def focus_is_visible(page: Any) -> bool:
     }""")
 
 
-def answer_until(page: Any, live: LiveServer, kind: str, js: bool = True) -> None:
-    """Answer questions right until one of ``kind`` is on screen."""
-    for _ in range(10):
+def next_question(page: Any) -> None:
+    """Follow the "next question" link by keyboard and wait until another variant is shown."""
+    press_and_wait_for_next(page, lambda: (page.locator("#next-link").focus(),
+                                           page.keyboard.press("Enter")))
+
+
+def press_and_wait_for_next(page: Any, action: Any) -> None:
+    """Do ``action`` (a key press that leads on) and wait until the next question is shown.
+
+    The scripted page keeps its URL, so the wait compares the served variant's id.
+    """
+    previous = variant_id(page) if page.locator("#answer-form").count() else ""
+    action()
+    page.wait_for_function(
+        """(old) => {
+            const form = document.querySelector('#answer-form');
+            const moved = !form || form.dataset.variantId !== old;
+            return !document.querySelector('#next-link') && moved;
+        }""", arg=previous)
+
+
+def answer_until(page: Any, live: LiveServer, kind: str) -> None:
+    """Answer questions right (with the scripts on) until one of ``kind`` is on screen."""
+    for _ in range(40):
         if question_kind(page) == kind:
             return
         type_answer(page, live, right=True)
         submit_by_keyboard(page)
-        if js:
-            page.locator("#next-link").wait_for()
-            page.locator("#next-link").focus()
-            page.keyboard.press("Enter")
-        else:
-            page.wait_for_url("**/attempts/*")
-            page.locator("#next-link").focus()
-            page.keyboard.press("Enter")
-        page.wait_for_selector("#answer-form")
+        page.locator("#next-link").wait_for()
+        next_question(page)
     raise AssertionError(f"no {kind} question came up")

@@ -6,7 +6,6 @@ go to test-output/screenshots/.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import pytest
@@ -48,9 +47,8 @@ def test_a_closed_book_quiz_wrong_then_explained_then_right_and_rated(
     assert page.locator("#reveal a", has_text="重新打开这一课").count() == 1
     shot(page, "quiz-reveal")
 
-    page.locator("#next-link").focus()
-    page.keyboard.press("Enter")
-    page.wait_for_function("document.getElementById('q-position')?.textContent.includes('2')")
+    steps.next_question(page)
+    assert page.locator("#q-position").inner_text() == "第 2 题,共 2 题"
     steps.type_answer(page, live_server, right=True)
     steps.submit_by_keyboard(page)
     page.wait_for_selector("#result-h")
@@ -87,8 +85,7 @@ def test_flashcards_front_reveal_and_four_self_ratings(page: Any, live_server: L
     shot(page, "flashcard-back")
     attempt_id = page.locator("#live-result").get_attribute("data-attempt-id")
     page.locator("body").focus()
-    page.keyboard.press("4")
-    page.wait_for_url(re.compile(r".*/study/[^/]+$"))
+    steps.press_and_wait_for_next(page, lambda: page.keyboard.press("4"))
     assert page.request.get(f"/api/attempts/{attempt_id}").json()["rating"] == "easy"
 
 
@@ -194,9 +191,7 @@ def test_everything_works_with_javascript_off(nojs_page: Any, live_server: LiveS
     page.keyboard.press("Enter")
     page.locator("#reveal").wait_for()
     shot(page, "nojs-quiz-reveal")
-    page.locator("#next-link").focus()
-    page.keyboard.press("Enter")
-    page.wait_for_selector("#answer-form")
+    steps.next_question(page)
     steps.type_answer(page, live_server, right=True)
     steps.submit_by_keyboard(page)
     page.wait_for_url("**/attempts/*")
