@@ -206,10 +206,15 @@ def review() -> str:
     return start_page("review", "review_intro", "review")
 
 
+# A session of flashcards only needs the service's "flashcards" mode; until it has one the
+# page starts a review session, where the cards come up between the graded questions.
+FLASHCARD_MODE = "flashcards" if "flashcards" in study.MODES else "review"
+
+
 @bp.get("/flashcards")
 def flashcards() -> str:
     """Start a flashcard review: front, reveal, four self-ratings."""
-    return start_page("review", "flashcards_intro", "flashcards")
+    return start_page(FLASHCARD_MODE, "flashcards_intro", "flashcards")
 
 
 @bp.post("/study")
