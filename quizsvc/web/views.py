@@ -353,7 +353,7 @@ def answer_text(value: Any, served: Any) -> str:
                                                                           strict=True))
         return ", ".join(options.get(str(item), str(item)) for item in value)
     if isinstance(value, str) and value in options:
-        return f"{value}: {options[value]}"
+        return options[value]
     return "" if value is None else str(value)
 
 

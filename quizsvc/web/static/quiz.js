@@ -70,7 +70,7 @@
       }
       return value.map(function (v) { return texts[v] || String(v); }).join(", ");
     }
-    if (typeof value === "string" && texts[value]) return value + ": " + texts[value];
+    if (typeof value === "string" && texts[value]) return texts[value];
     return value === null || value === undefined ? "" : String(value);
   }
 
