@@ -155,6 +155,9 @@ def drive_worker(port: int, jobs: list[Job], seconds: float, start_at: float,
         latencies.append(time.perf_counter() - began)
         if status >= 400:
             errors[status] = errors.get(status, 0) + 1
+            if errors[status] == 1 and os.environ.get("QUIZSVC_BENCH_DEBUG"):
+                print(job.path, status, request(port, job.method, job.path, job.body,
+                                                dict(job.headers))[1][:300], flush=True)
     out.put((latencies, errors, len(latencies) == len(jobs)))
 
 

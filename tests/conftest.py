@@ -1,9 +1,10 @@
 """Shared fixtures: every database test runs on SQLite and on PostgreSQL.
 
 - ``engine`` (session scope, parametrised ``sqlite`` / ``postgresql``): a database built by
-  ``alembic upgrade head``. PostgreSQL comes from ``QUIZSVC_TEST_POSTGRES_URL``; when it is
-  unreachable the PostgreSQL half is skipped with the reason shown, unless ``CI`` is set, in
-  which case the run fails.
+  ``alembic upgrade head``. PostgreSQL comes from ``QUIZSVC_TEST_POSTGRES_URL``; each run
+  works in its own schema (``quizsvc_test_<pid>``, dropped afterwards) so that runs sharing
+  the database do not collide. When PostgreSQL is unreachable the PostgreSQL half is skipped
+  with the reason shown, unless ``CI`` is set, in which case the run fails.
 - ``connection``: one connection per test inside an outer transaction rolled back afterwards,
   so tests never see each other's rows.
 - ``app`` / ``client`` / ``db``: the app bound to that connection (a fixed ``clock``, a
@@ -39,11 +40,27 @@ def postgres_url() -> str:
     return os.environ.get("QUIZSVC_TEST_POSTGRES_URL", DEFAULT_POSTGRES_URL)
 
 
-def reset_postgres(engine: Engine) -> None:
-    """Drop everything in the public schema so ``upgrade head`` starts from nothing."""
+def postgres_schema() -> str:
+    """Name this test run's own schema, so that concurrent runs on one database never meet."""
+    return f"quizsvc_test_{os.getpid()}"
+
+
+def create_schema(url: str, schema: str) -> None:
+    """Create an empty schema for this run (dropping a leftover of the same name)."""
+    admin = make_engine(url)
+    try:
+        with admin.connect() as connection:
+            connection.execute(text(f"DROP SCHEMA IF EXISTS {schema} CASCADE"))
+            connection.execute(text(f"CREATE SCHEMA {schema}"))
+            connection.commit()
+    finally:
+        admin.dispose()
+
+
+def drop_schema(engine: Engine, schema: str) -> None:
+    """Remove this run's schema."""
     with engine.connect() as connection:
-        connection.execute(text("DROP SCHEMA public CASCADE"))
-        connection.execute(text("CREATE SCHEMA public"))
+        connection.execute(text(f"DROP SCHEMA IF EXISTS {schema} CASCADE"))
         connection.commit()
 
 
@@ -59,20 +76,24 @@ def unreachable(backend: str, error: Exception) -> None:
 def engine(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
            ) -> Iterator[Engine]:
     """Yield an engine on a freshly migrated database of each backend."""
+    schema = None
     if request.param == "sqlite":
         path = tmp_path_factory.mktemp("db") / "quizsvc-test.sqlite3"
         engine = make_engine(f"sqlite:///{path}")
     else:
-        engine = make_engine(postgres_url())
+        schema = postgres_schema()
         try:
-            reset_postgres(engine)
+            create_schema(postgres_url(), schema)
         except OperationalError as error:
-            engine.dispose()
             unreachable(request.param, error)
+        engine = make_engine(postgres_url(),
+                             connect_args={"options": f"-c search_path={schema}"})
     with engine.connect() as connection:
         migrate.upgrade(connection, "head")
         connection.commit()
     yield engine
+    if schema is not None:
+        drop_schema(engine, schema)
     engine.dispose()
 
 

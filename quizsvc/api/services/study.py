@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from quizsvc.api.services import catalog
@@ -125,25 +125,31 @@ def start_session(ctx: Context, lesson: str, mode: str, size: int) -> SessionVie
                        reasons.count("new"), reasons.count("practice"), ctx.now)
 
 
-def owned_session(ctx: Context, session_id: str) -> StudySession:
-    """Return one of this learner's sessions or raise ``NotFound``."""
-    study = ctx.session.get(StudySession, session_id)
+def owned_session(ctx: Context, session_id: str) -> Any:
+    """Return one of this learner's sessions (a row) or raise ``NotFound``."""
+    sessions = StudySession.__table__
+    study = ctx.session.execute(select(sessions).where(sessions.c.id == session_id)).first()
     if study is None or study.learner_id != ctx.learner_id:
         raise NotFound("No such session.")
     return study
 
 
-def session_view(ctx: Context, study: StudySession) -> SessionView:
-    """Count a session's items and answers."""
-    rows = ctx.session.execute(
-        select(SessionItem.reason, ServedVariant.answered)
-        .outerjoin(ServedVariant, ServedVariant.id == SessionItem.variant_id)
-        .where(SessionItem.session_id == study.id)
-    ).all()
-    reasons = [reason for reason, _ in rows]
-    return SessionView(study.id, study.lesson, study.mode, study.size, len(rows),
-                       sum(1 for _, answered in rows if answered), reasons.count("due"),
-                       reasons.count("new"), reasons.count("practice"), study.created_at)
+def session_view(ctx: Context, study: Any) -> SessionView:
+    """Count a session's items by reason, and its answers."""
+    items, served = SessionItem.__table__, ServedVariant.__table__
+    counts = {"due": 0, "new": 0, "practice": 0}
+    total = answered = 0
+    for reason, n, done in ctx.session.execute(
+        select(items.c.reason, func.count(), func.count(served.c.id))
+        .select_from(items.outerjoin(served, (served.c.id == items.c.variant_id)
+                                     & served.c.answered.is_(True)))
+        .where(items.c.session_id == study.id).group_by(items.c.reason)
+    ):
+        counts[reason] = n
+        total += n
+        answered += done
+    return SessionView(study.id, study.lesson, study.mode, study.size, total, answered,
+                       counts["due"], counts["new"], counts["practice"], study.created_at)
 
 
 def get_session(ctx: Context, session_id: str) -> SessionView:
@@ -184,12 +190,13 @@ class NextItem:
         return self.question is None
 
 
-def serve(ctx: Context, served: ServedVariant) -> ServedQuestion:
+def serve(ctx: Context, variant_id: str, question_id: str, seed: int, served_at: datetime
+          ) -> ServedQuestion:
     """Build the client's view of a served variant (prompt, displayed params, input)."""
-    q = catalog.question(ctx, served.question_id)
-    built = catalog.variant(ctx.bank, served.question_id, served.seed)
-    return ServedQuestion(served.id, q.id, str(q.kind), q.lesson, q.section, q.title,
-                          built.prompt, dict(built.params), built.input, served.served_at)
+    q = catalog.question(ctx, question_id)
+    built = catalog.variant(ctx.bank, question_id, seed)
+    return ServedQuestion(variant_id, q.id, str(q.kind), q.lesson, q.section, q.title,
+                          built.prompt, dict(built.params), built.input, served_at)
 
 
 def next_question(ctx: Context, session_id: str) -> NextItem:
@@ -199,35 +206,35 @@ def next_question(ctx: Context, session_id: str) -> NextItem:
     a numeric question never repeats the numbers of the last one.
     """
     study = owned_session(ctx, session_id)
+    items, served = SessionItem.__table__, ServedVariant.__table__
     row = ctx.session.execute(
-        select(SessionItem, ServedVariant)
-        .outerjoin(ServedVariant, ServedVariant.id == SessionItem.variant_id)
-        .where(SessionItem.session_id == study.id,
-               (SessionItem.variant_id.is_(None)) | (ServedVariant.answered.is_(False)))
-        .order_by(SessionItem.position)
+        select(items.c.id, items.c.position, items.c.question_id, served.c.id.label("vid"),
+               served.c.seed, served.c.served_at)
+        .select_from(items.outerjoin(served, served.c.id == items.c.variant_id))
+        .where(items.c.session_id == study.id,
+               items.c.variant_id.is_(None) | served.c.answered.is_(False))
+        .order_by(items.c.position)
         .limit(1)
     ).first()
     if row is None:
         return NextItem(session_view(ctx, study), None, None)
-    item, served = row
-    if served is None:
-        q = catalog.index(ctx.bank).questions.get(item.question_id)
-        if q is None:
-            raise Gone("This session's next question is no longer in the bank; start a new "
-                       "session.")
-        served = ServedVariant(
-            id=opaque_id(ctx), learner_id=ctx.learner_id, question_id=q.id, lesson=q.lesson,
-            kind=str(q.kind), seed=ctx.rng.getrandbits(SEED_BITS),
-            bank_version=str(ctx.bank.version), served_at=ctx.now, answered=False,
-            open_book=False)
-        ctx.session.add(served)
-        ctx.session.flush()
-        item.variant_id = served.id
-        question_view = serve(ctx, served)
-        ctx.session.commit()
-    else:
-        question_view = serve(ctx, served)
-    return NextItem(session_view(ctx, study), item.position, question_view)
+    if row.vid is not None:
+        question_view = serve(ctx, row.vid, row.question_id, row.seed, row.served_at)
+        return NextItem(session_view(ctx, study), row.position, question_view)
+    q = catalog.index(ctx.bank).questions.get(row.question_id)
+    if q is None:
+        raise Gone("This session's next question is no longer in the bank; start a new "
+                   "session.")
+    variant_id, seed = opaque_id(ctx), ctx.rng.getrandbits(SEED_BITS)
+    question_view = serve(ctx, variant_id, q.id, seed, ctx.now)
+    ctx.session.execute(insert(served).values(
+        id=variant_id, learner_id=ctx.learner_id, question_id=q.id, lesson=q.lesson,
+        kind=str(q.kind), seed=seed, bank_version=str(ctx.bank.version), served_at=ctx.now,
+        answered=False, open_book=False))
+    ctx.session.execute(update(items).where(items.c.id == row.id).values(variant_id=variant_id))
+    view = session_view(ctx, study)
+    ctx.session.commit()
+    return NextItem(view, row.position, question_view)
 
 
 # ---------------------------------------------------------------- attempts
@@ -280,13 +287,20 @@ def rating_choices(attempt: Attempt) -> tuple[str, ...]:
     return ("hard", "good", "easy") if attempt.correct else ()
 
 
-def attempt_view(ctx: Context, attempt: Attempt, log: ReviewLog | None = None,
+RATING_UNKNOWN = -1  # attempt_view: look the rating up
+
+
+def attempt_view(ctx: Context, attempt: Attempt, rating: int | None = RATING_UNKNOWN,
                  replayed: bool = False, per_element: tuple[bool, ...] | None = None
                  ) -> AttemptView:
-    """Build the client's view of an attempt; the reveal only once it was earned."""
-    if log is None:
-        log = ctx.session.scalars(
-            select(ReviewLog).where(ReviewLog.attempt_id == attempt.id)).first()
+    """Build the client's view of an attempt; the reveal only once it was earned.
+
+    ``attempt`` may be a transient ``Attempt`` built from the inserted values; ``rating`` is
+    the fsrs rating of its review (None: not reviewed), looked up when not given.
+    """
+    if rating == RATING_UNKNOWN:
+        logs = ReviewLog.__table__
+        rating = ctx.session.scalar(select(logs.c.rating).where(logs.c.attempt_id == attempt.id))
     reveal = None
     built = variant_of(ctx, attempt)
     if per_element is None:
@@ -303,7 +317,7 @@ def attempt_view(ctx: Context, attempt: Attempt, log: ReviewLog | None = None,
         submitted_at=attempt.submitted_at, duration_ms=attempt.duration_ms,
         explanation_required=bool(attempt.graded and not attempt.correct
                                   and attempt.explanation is None),
-        rating=ReviewRating(log.rating).name.lower() if log is not None else None,
+        rating=ReviewRating(rating).name.lower() if rating is not None else None,
         rating_choices=rating_choices(attempt), reveal=reveal, replayed=replayed)
 
 
@@ -326,7 +340,8 @@ def submit_attempt(ctx: Context, variant_id: str, answer: Any, idempotency_key: 
 
     A retry with the same key and body returns the first result (``replayed``); the same key
     with another body is 422; a second answer to an answered variant is 409. An answer the
-    bank cannot parse is 422 on ``answer`` and costs no attempt.
+    bank cannot parse is 422 on ``answer`` and costs no attempt. This is the hot path of the
+    service, so it speaks SQL through Core statements rather than the ORM's unit of work.
     """
     if not idempotency_key or len(idempotency_key) > MAX_IDEMPOTENCY_KEY:
         raise Invalid("Idempotency-Key", f"required, 1..{MAX_IDEMPOTENCY_KEY} characters",
@@ -335,7 +350,8 @@ def submit_attempt(ctx: Context, variant_id: str, answer: Any, idempotency_key: 
     earlier = find_by_key(ctx, idempotency_key)
     if earlier is not None:
         return replay(ctx, earlier, digest)
-    served = ctx.session.get(ServedVariant, variant_id)
+    table = ServedVariant.__table__
+    served = ctx.session.execute(select(table).where(table.c.id == variant_id)).first()
     if served is None or served.learner_id != ctx.learner_id:
         raise NotFound("No such variant.")
     if served.answered:
@@ -346,62 +362,67 @@ def submit_attempt(ctx: Context, variant_id: str, answer: Any, idempotency_key: 
     kind = QuestionKind(served.kind)
     built = catalog.variant(ctx.bank, served.question_id, served.seed)
     graded = kind in catalog.GRADED_KINDS
+    values: dict[str, Any] = {
+        "learner_id": ctx.learner_id, "variant_id": served.id,
+        "question_id": served.question_id, "lesson": served.lesson, "kind": served.kind,
+        "seed": served.seed, "bank_version": served.bank_version, "graded": graded,
+        "correct": None, "score": None, "misconception_id": None,
+        "served_at": served.served_at, "submitted_at": ctx.now,
+        "duration_ms": max(0, int((ctx.now - served.served_at).total_seconds() * 1000)),
+        "closed_book": not served.open_book, "explanation": None, "explained_at": None,
+        "idempotency_key": idempotency_key, "request_digest": digest}
     per_element: tuple[bool, ...] = ()
-    attempt = Attempt(
-        learner_id=ctx.learner_id, variant_id=served.id, question_id=served.question_id,
-        lesson=served.lesson, kind=served.kind, seed=served.seed,
-        bank_version=served.bank_version, graded=graded, served_at=served.served_at,
-        submitted_at=ctx.now,
-        duration_ms=max(0, int((ctx.now - served.served_at).total_seconds() * 1000)),
-        closed_book=not served.open_book, idempotency_key=idempotency_key,
-        request_digest=digest)
     if graded:
         grade = ctx.bank.grade(built, answer)
         if grade.parse_error:
             raise Invalid("answer", grade.parse_error)
-        attempt.answer = answer
-        attempt.correct = bool(grade.correct)
-        attempt.score = float(grade.score)
-        attempt.misconception_id = grade.misconception.id if grade.misconception else None
-        attempt.revealed_at = ctx.now if grade.correct else None
+        values.update(answer=answer, correct=bool(grade.correct), score=float(grade.score),
+                      misconception_id=grade.misconception.id if grade.misconception else None,
+                      revealed_at=ctx.now if grade.correct else None)
         per_element = tuple(grade.per_element)
     else:
-        attempt.answer = check_answer_shape(kind, answer)
-        attempt.revealed_at = ctx.now
-    served.answered = True
-    ctx.session.add(attempt)
+        values.update(answer=check_answer_shape(kind, answer), revealed_at=ctx.now)
     try:
-        ctx.session.flush()
+        # Claim the variant first: of two concurrent answers with different keys, one wins.
+        claimed = ctx.session.execute(
+            update(table).where(table.c.id == served.id, table.c.answered.is_(False))
+            .values(answered=True)).rowcount
+        attempt_id = ctx.session.execute(
+            insert(Attempt.__table__).values(**values).returning(Attempt.__table__.c.id)
+        ).scalar_one() if claimed == 1 else None
     except IntegrityError:
-        # A concurrent retry with the same key won the race: answer with its result.
+        attempt_id = None
+    if attempt_id is None:
         ctx.session.rollback()
         earlier = find_by_key(ctx, idempotency_key)
         if earlier is None:
-            raise Conflict("This variant was already answered; fetch the next question.") \
-                from None
+            raise Conflict("This variant was already answered; fetch the next question.")
         return replay(ctx, earlier, digest)
-    log = None
+    attempt = Attempt(id=attempt_id, **values)  # transient: a view of the inserted row
+    rating = None
     if graded:
-        log = record_review(ctx, attempt, scheduling.rating_for_grade(bool(attempt.correct)),
-                            ctx.now, by_learner=False)
-        apply_mastery_policy(ctx, attempt.question_id, attempt.lesson)
+        rating = int(scheduling.rating_for_grade(bool(attempt.correct)))
+        record_review(ctx, attempt, ReviewRating(rating), ctx.now, by_learner=False)
+        apply_mastery_policy(ctx, attempt)
     ctx.session.commit()
-    return attempt_view(ctx, attempt, log, per_element=per_element)
+    return attempt_view(ctx, attempt, rating, per_element=per_element)
 
 
-def find_by_key(ctx: Context, idempotency_key: str) -> Attempt | None:
-    """Return this learner's attempt recorded under ``idempotency_key``, if any."""
-    return ctx.session.scalars(
-        select(Attempt).where(Attempt.learner_id == ctx.learner_id,
-                              Attempt.idempotency_key == idempotency_key)).first()
+def find_by_key(ctx: Context, idempotency_key: str) -> Any:
+    """Return (id, request_digest) of this learner's attempt under ``idempotency_key``."""
+    table = Attempt.__table__
+    return ctx.session.execute(
+        select(table.c.id, table.c.request_digest)
+        .where(table.c.learner_id == ctx.learner_id,
+               table.c.idempotency_key == idempotency_key)).first()
 
 
-def replay(ctx: Context, earlier: Attempt, digest: str) -> AttemptView:
+def replay(ctx: Context, earlier: Any, digest: str) -> AttemptView:
     """Answer a retried attempt request with the first result, or refuse a reused key."""
     if earlier.request_digest != digest:
         raise Invalid("Idempotency-Key", "already used for a different request",
                       location="headers")
-    return attempt_view(ctx, earlier, replayed=True)
+    return attempt_view(ctx, owned_attempt(ctx, earlier.id), replayed=True)
 
 
 def owned_attempt(ctx: Context, attempt_id: int) -> Attempt:
@@ -441,48 +462,42 @@ def explain_attempt(ctx: Context, attempt_id: int, explanation: str) -> AttemptV
 # ---------------------------------------------------------------- reviews
 
 
-def card_state(card: ReviewCard) -> CardState:
-    """Read a stored card's fsrs state."""
-    return CardState(card.state, card.step, card.stability, card.difficulty, card.due,
-                     card.last_review)
-
-
-def store_state(card: ReviewCard, state: CardState) -> None:
-    """Write fsrs state into a stored card's columns."""
-    card.state, card.step = state.state, state.step
-    card.stability, card.difficulty = state.stability, state.difficulty
-    card.due, card.last_review = state.due, state.last_review
-
-
-def card_for(ctx: Context, question_id: str, lesson: str) -> ReviewCard:
-    """Return the learner's card for a question, creating a new one due now."""
-    card = ctx.session.scalars(
-        select(ReviewCard).where(ReviewCard.learner_id == ctx.learner_id,
-                                 ReviewCard.question_id == question_id)).first()
-    if card is None:
-        card = ReviewCard(learner_id=ctx.learner_id, question_id=question_id, lesson=lesson,
-                          created_at=ctx.now)
-        store_state(card, scheduling.new_card(ctx.now))
-        ctx.session.add(card)
-        ctx.session.flush()
-    return card
-
-
 def record_review(ctx: Context, attempt: Attempt, rating: ReviewRating, reviewed_at: datetime,
-                  by_learner: bool) -> ReviewLog:
-    """Review the attempt's card with ``rating`` and log it with the state before."""
-    card = card_for(ctx, attempt.question_id, attempt.lesson)
-    before = card_state(card)
-    store_state(card, scheduling.review(before, rating, reviewed_at))
-    log = ReviewLog(
-        card_id=card.id, learner_id=ctx.learner_id, attempt_id=attempt.id, rating=int(rating),
+                  by_learner: bool) -> int:
+    """Review the attempt's card with ``rating`` (creating the card) and log it; return the
+    log's id. The log keeps the card's state before the review so a rating can be redone."""
+    cards, logs = ReviewCard.__table__, ReviewLog.__table__
+    row = ctx.session.execute(
+        select(cards.c.id, cards.c.state, cards.c.step, cards.c.stability, cards.c.difficulty,
+               cards.c.due, cards.c.last_review)
+        .where(cards.c.learner_id == ctx.learner_id,
+               cards.c.question_id == attempt.question_id)).first()
+    if row is None:
+        before = scheduling.new_card(ctx.now)
+        after = scheduling.review(before, rating, reviewed_at)
+        card_id = ctx.session.execute(insert(cards).values(
+            learner_id=ctx.learner_id, question_id=attempt.question_id, lesson=attempt.lesson,
+            created_at=ctx.now, **state_columns(after)).returning(cards.c.id)).scalar_one()
+    else:
+        card_id = row.id
+        before = CardState(row.state, row.step, row.stability, row.difficulty, row.due,
+                           row.last_review)
+        after = scheduling.review(before, rating, reviewed_at)
+        ctx.session.execute(update(cards).where(cards.c.id == card_id)
+                            .values(**state_columns(after)))
+    return ctx.session.execute(insert(logs).values(
+        card_id=card_id, learner_id=ctx.learner_id, attempt_id=attempt.id, rating=int(rating),
         reviewed_at=reviewed_at, duration_ms=attempt.duration_ms, rated_by_learner=by_learner,
         state_before=before.state, step_before=before.step,
         stability_before=before.stability, difficulty_before=before.difficulty,
-        due_before=before.due, last_review_before=before.last_review)
-    ctx.session.add(log)
-    ctx.session.flush()
-    return log
+        due_before=before.due, last_review_before=before.last_review,
+    ).returning(logs.c.id)).scalar_one()
+
+
+def state_columns(state: CardState) -> dict[str, Any]:
+    """Return fsrs state as ``review_card`` column values."""
+    return {"state": state.state, "step": state.step, "stability": state.stability,
+            "difficulty": state.difficulty, "due": state.due, "last_review": state.last_review}
 
 
 def rate_attempt(ctx: Context, attempt_id: int, rating_name: str) -> AttemptView:
@@ -506,21 +521,23 @@ def rate_attempt(ctx: Context, attempt_id: int, rating_name: str) -> AttemptView
     log = ctx.session.scalars(select(ReviewLog).where(ReviewLog.attempt_id == attempt.id)
                               ).first()
     if log is None:
-        log = record_review(ctx, attempt, rating, ctx.now, by_learner=True)
+        record_review(ctx, attempt, rating, ctx.now, by_learner=True)
     else:
         latest = ctx.session.scalar(select(func.max(ReviewLog.id))
                                     .where(ReviewLog.card_id == log.card_id))
         if latest != log.id:
             raise Conflict("This card was reviewed again since; that rating can no longer "
                            "change.")
-        card = ctx.session.get(ReviewCard, log.card_id)
         before = CardState(log.state_before, log.step_before, log.stability_before,
                            log.difficulty_before, log.due_before, log.last_review_before)
-        store_state(card, scheduling.review(before, rating, log.reviewed_at))
+        after = scheduling.review(before, rating, log.reviewed_at)
+        cards = ReviewCard.__table__
+        ctx.session.execute(update(cards).where(cards.c.id == log.card_id)
+                            .values(**state_columns(after)))
         log.rating = int(rating)
         log.rated_by_learner = True
     ctx.session.commit()
-    return attempt_view(ctx, attempt, log)
+    return attempt_view(ctx, attempt, int(rating))
 
 
 # ---------------------------------------------------------------- mastery
@@ -528,38 +545,53 @@ def rate_attempt(ctx: Context, attempt_id: int, rating_name: str) -> AttemptView
 
 def graded_history(ctx: Context, question_id: str) -> list[mastery_policy.GradedAttempt]:
     """Load what the mastery policy may read: this learner's graded attempts of a question."""
+    table = Attempt.__table__
     rows = ctx.session.execute(
-        select(Attempt.id, Attempt.seed, Attempt.bank_version, Attempt.submitted_at,
-               Attempt.correct, Attempt.closed_book)
-        .where(Attempt.learner_id == ctx.learner_id, Attempt.question_id == question_id,
-               Attempt.graded.is_(True))
+        select(table.c.id, table.c.seed, table.c.bank_version, table.c.submitted_at,
+               table.c.correct, table.c.closed_book)
+        .where(table.c.learner_id == ctx.learner_id, table.c.question_id == question_id,
+               table.c.graded.is_(True))
     ).all()
     return [mastery_policy.GradedAttempt(row.id, (row.seed, row.bank_version),
                                          row.submitted_at, bool(row.correct), row.closed_book)
             for row in rows]
 
 
-def apply_mastery_policy(ctx: Context, question_id: str, lesson: str) -> Mastery | None:
-    """Re-run the mastery policy for one question and store its verdict.
+def apply_mastery_policy(ctx: Context, attempt: Attempt) -> None:
+    """Bring the question's mastery record up to date after one new graded attempt.
 
-    The only writer of ``mastery`` rows. A row is created when the question is first
-    mastered and afterwards keeps the latest verdict (a later wrong answer lapses it).
+    The only writer of ``mastery`` rows. Incremental, and equal to re-running
+    ``mastery.evaluate`` over the whole history: a wrong answer lapses a mastered record; a
+    right open-book answer changes nothing; a right closed-book answer can only turn "not
+    mastered" into "mastered", which needs the history. A row exists once the question was
+    ever mastered; ``evaluated_at`` is when its verdict last changed.
     """
-    verdict = mastery_policy.evaluate(graded_history(ctx, question_id))
-    record = ctx.session.scalars(
-        select(Mastery).where(Mastery.learner_id == ctx.learner_id,
-                              Mastery.question_id == question_id)).first()
-    if record is None:
-        if not verdict.mastered:
-            return None
-        record = Mastery(learner_id=ctx.learner_id, question_id=question_id, lesson=lesson)
-        ctx.session.add(record)
-    record.mastered = verdict.mastered
-    record.mastered_at = verdict.mastered_at
-    record.evidence = list(verdict.evidence)
-    record.policy = mastery_policy.POLICY
-    record.evaluated_at = ctx.now
-    return record
+    if not attempt.graded:
+        return
+    table = Mastery.__table__
+    mine = (table.c.learner_id == ctx.learner_id) & (table.c.question_id == attempt.question_id)
+    if not attempt.correct:
+        ctx.session.execute(update(table).where(mine, table.c.mastered.is_(True)).values(
+            mastered=False, mastered_at=None, evidence=[], policy=mastery_policy.POLICY,
+            evaluated_at=ctx.now))
+        return
+    if not attempt.closed_book:
+        return
+    current = ctx.session.execute(select(table.c.id, table.c.mastered).where(mine)).first()
+    if current is not None and current.mastered:
+        return
+    verdict = mastery_policy.evaluate(graded_history(ctx, attempt.question_id))
+    if not verdict.mastered:
+        return
+    values = {"mastered": True, "mastered_at": verdict.mastered_at,
+              "evidence": list(verdict.evidence), "policy": mastery_policy.POLICY,
+              "evaluated_at": ctx.now}
+    if current is None:
+        ctx.session.execute(insert(table).values(learner_id=ctx.learner_id,
+                                                 question_id=attempt.question_id,
+                                                 lesson=attempt.lesson, **values))
+    else:
+        ctx.session.execute(update(table).where(table.c.id == current.id).values(**values))
 
 
 def variant_of(ctx: Context, attempt: Attempt) -> Variant | None:
