@@ -255,3 +255,30 @@ def test_forecast_moves_with_the_clock(study, browser, clock):
     clock.advance(days=1)
     assert browser.get("/api/reviews/due").json["forecast"][0]["day"] == (
         clock.now.date().isoformat())
+
+
+def test_the_sql_forecast_equals_the_pure_one(db, browser, clock):
+    """Cards spread over 60 days, at awkward hours: SQL's day buckets match Python's."""
+    import random
+    from datetime import timedelta
+
+    from quizsvc.api.services.identity import digest
+    from quizsvc.review import scheduling
+    from quizsvc.store.models import Browser, ReviewCard
+
+    token = browser.client.get_cookie("quizsvc_browser").value
+    learner_id = db.scalars(select(Browser.learner_id).where(
+        Browser.token_hash == digest(token))).one()
+    rng = random.Random(7)
+    dues = [clock.now + timedelta(minutes=rng.randint(-60 * 24 * 10, 60 * 24 * 50))
+            for _ in range(300)]
+    db.add_all(ReviewCard(learner_id=learner_id, question_id=f"q{i}", lesson=LESSON_ID,
+                          state=2, step=None, stability=3.0, difficulty=5.0, due=due,
+                          last_review=clock.now, created_at=clock.now)
+               for i, due in enumerate(dues))
+    db.commit()
+    report = browser.get("/api/reviews/due").json
+    expected = scheduling.forecast(dues, clock.now)
+    assert [d["count"] for d in report["forecast"]] == [d.count for d in expected]
+    assert report["due_now"] == sum(1 for due in dues if due <= clock.now)
+    assert report["cards"] == 300

@@ -7,9 +7,10 @@ self-assessments and the learner's graded attempts and writes neither.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta
+from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import case, func, select
 
 from quizsvc.api.services import catalog
 from quizsvc.api.services.context import Context
@@ -63,26 +64,52 @@ def due_queue(ctx: Context, limit: int = 20, lesson: str | None = None) -> list[
     return [DueCard(*row) for row in ctx.session.execute(query)]
 
 
+def utc_day(column: Any, dialect: str) -> Any:
+    """Return a SQL expression for the UTC calendar day of a stored datetime."""
+    if dialect == "postgresql":
+        return func.date(func.timezone("UTC", column))
+    return func.date(column)  # SQLite stores the UTC time as ISO text
+
+
 def due_reviews(ctx: Context, lesson: str | None = None, limit: int = 20) -> DueReport:
-    """Report due and new counts, the due queue's head, and the next 30 days' load."""
+    """Report due and new counts, the due queue's head, and the next 30 days' load.
+
+    Counted in SQL (one aggregate and one GROUP BY day), so a learner with tens of thousands
+    of cards costs two index scans, not a transfer of every due date. The forecast equals
+    ``scheduling.forecast`` over the same cards: overdue cards count today.
+    """
     lesson_filter(ctx, lesson)
-    where = [ReviewCard.learner_id == ctx.learner_id]
+    cards_t = ReviewCard.__table__
+    where = [cards_t.c.learner_id == ctx.learner_id]
     if lesson is not None:
-        where.append(ReviewCard.lesson == lesson)
-    horizon = ctx.now + timedelta(days=scheduling.FORECAST_DAYS + 1)
-    dues = ctx.session.scalars(select(ReviewCard.due).where(*where, ReviewCard.due < horizon)
-                               ).all()
-    cards, next_due = ctx.session.execute(
-        select(func.count(), func.min(ReviewCard.due)).where(*where)).one()
+        where.append(cards_t.c.lesson == lesson)
+    today = ctx.now.astimezone(UTC).date()
+    start = datetime.combine(today, time(), UTC)
+    horizon = start + timedelta(days=scheduling.FORECAST_DAYS)
+    cards, due_now, overdue, next_due = ctx.session.execute(
+        select(func.count(),
+               func.coalesce(func.sum(case((cards_t.c.due <= ctx.now, 1), else_=0)), 0),
+               func.coalesce(func.sum(case((cards_t.c.due < start, 1), else_=0)), 0),
+               func.min(cards_t.c.due))
+        .where(*where)).one()
+    day = utc_day(cards_t.c.due, ctx.session.get_bind().dialect.name)
+    counts = [0] * scheduling.FORECAST_DAYS
+    counts[0] = int(overdue)
+    for when, n in ctx.session.execute(
+            select(day, func.count()).where(*where, cards_t.c.due >= start,
+                                            cards_t.c.due < horizon).group_by(day)):
+        counts[(date.fromisoformat(str(when)) - today).days] += n
     idx = catalog.index(ctx.bank)
     lessons = [lesson] if lesson is not None else list(idx.lessons)
-    in_bank = {q.id for lesson_id in lessons for q in idx.by_lesson.get(lesson_id, ())}
-    have_cards = set(ctx.session.scalars(select(ReviewCard.question_id).where(*where)))
+    in_bank = sorted({q.id for lesson_id in lessons for q in idx.by_lesson.get(lesson_id, ())})
+    have_cards = set(ctx.session.scalars(
+        select(cards_t.c.question_id).where(*where, cards_t.c.question_id.in_(in_bank))))
     return DueReport(
-        now=ctx.now, lesson=lesson, due_now=sum(1 for due in dues if due <= ctx.now),
-        new=len(in_bank - have_cards), cards=cards, next_due=next_due,
+        now=ctx.now, lesson=lesson, due_now=int(due_now), new=len(in_bank) - len(have_cards),
+        cards=cards, next_due=next_due,
         items=due_queue(ctx, min(limit, DUE_LIST_LIMIT), lesson),
-        forecast=scheduling.forecast(dues, ctx.now))
+        forecast=[scheduling.ForecastDay(today + timedelta(days=i), n)
+                  for i, n in enumerate(counts)])
 
 
 @dataclass(frozen=True)
