@@ -115,6 +115,9 @@ def load_identity() -> None:
     session = get_session()
     token = request.cookies.get(BROWSER_COOKIE)
     identity = identity_service.identify(session, token) if token else None
+    # End the lookup's transaction now: the use case opens its own, and on SQLite every
+    # transaction holds the single writer lock, so it should not span the whole request.
+    session.rollback()
     if identity is None:
         # Unknown or missing: always mint a fresh id rather than adopt one the client chose.
         token = identity_service.new_browser_token()
