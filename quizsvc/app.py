@@ -16,7 +16,7 @@ from typing import Any
 from flask import Flask
 
 from quizsvc import errors
-from quizsvc.api import identity
+from quizsvc.api import identity, inputs
 from quizsvc.api.blueprint import Api
 from quizsvc.config import default_database_url, from_environment
 from quizsvc.store import migrate
@@ -56,6 +56,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 
     Database().init_app(app)
     app.extensions["quizsvc.migration_head"] = migrate.head_revision()
+    inputs.init_app(app)
     identity.init_app(app)
 
     api = Api(app, spec_kwargs={"info": {"description": (

@@ -2,6 +2,8 @@
 
 webargs excludes unknown query-string keys by default; this service refuses them (422 naming
 the key), as it does for JSON bodies. Headers and cookies keep "exclude": browsers send many.
+JSON bodies are parsed strictly (``quizsvc.api.inputs``), and a body sent as anything but JSON
+is a 422 on its Content-Type rather than a puzzling "missing field".
 """
 
 from __future__ import annotations
@@ -10,9 +12,11 @@ from typing import Any, ClassVar
 
 import flask_smorest
 import marshmallow as ma
-from webargs.flaskparser import FlaskParser
+from webargs import core
+from webargs.flaskparser import FlaskParser, is_json_request
 
-from quizsvc.errors import handle_http_exception
+from quizsvc.api.inputs import parse_json_body
+from quizsvc.errors import Invalid, handle_http_exception
 
 
 class StrictParser(FlaskParser):
@@ -23,6 +27,15 @@ class StrictParser(FlaskParser):
         "querystring": ma.RAISE,
         "query": ma.RAISE,
     }
+
+    def _raw_load_json(self, req: Any) -> Any:
+        """Parse a JSON body strictly; refuse a body in another format by its Content-Type."""
+        if not is_json_request(req):
+            if req.content_length or req.get_data(cache=True):
+                raise Invalid("Content-Type", f"send the body as application/json, not "
+                              f"{req.mimetype or 'an unnamed type'}", location="headers")
+            return core.missing
+        return parse_json_body(req.get_data(cache=True))
 
 
 class ErrorEnvelopeSchema(ma.Schema):

@@ -1,0 +1,106 @@
+"""Refuse request text no database can store and JSON no handler should walk.
+
+PostgreSQL rejects NUL characters in text and neither backend can encode a lone UTF-16
+surrogate (JSON allows ``"\\ud800"``); both would otherwise fail deep in a query as a 500, and
+only on one backend. JSON nested past ``MAX_JSON_DEPTH`` levels, numbers past Python's digit
+limit and the non-JSON constants ``NaN``/``Infinity`` are refused at parse time for the same
+reason. Everything here answers 422 naming the location (404 for a path: no id holds a NUL).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+from flask import Flask, request
+
+from quizsvc.errors import Invalid, NotFound
+
+MAX_JSON_DEPTH = 32  # the deepest real body (an import document) nests 5 levels
+FORM_MIMETYPES = frozenset({"application/x-www-form-urlencoded", "multipart/form-data"})
+
+
+def text_problem(text: str) -> str | None:
+    """Return why ``text`` cannot be stored (NUL, lone surrogate), or None when it can."""
+    if "\x00" in text:
+        return "contains a NUL character"
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            return "contains a lone UTF-16 surrogate (not Unicode text)"
+    return None
+
+
+def check_json_value(value: Any, location: str = "json") -> None:
+    """Raise ``Invalid`` if a parsed JSON value nests too deeply or holds unstorable text."""
+    stack: list[tuple[Any, str, int]] = [(value, "_schema", 1)]
+    while stack:
+        item, path, depth = stack.pop()
+        if isinstance(item, str):
+            problem = text_problem(item)
+            if problem:
+                raise Invalid(path, problem, location=location)
+        elif isinstance(item, dict | list):
+            if depth > MAX_JSON_DEPTH:
+                raise Invalid("_schema", f"nested deeper than {MAX_JSON_DEPTH} levels",
+                              location=location)
+            pairs = item.items() if isinstance(item, dict) else enumerate(item)
+            for key, child in pairs:
+                name = str(key) if path == "_schema" else f"{path}.{key}"
+                if isinstance(key, str) and text_problem(key):
+                    raise Invalid(name, f"key {text_problem(key)}", location=location)
+                stack.append((child, name, depth + 1))
+
+
+def refuse_constant(name: str) -> Any:
+    """Refuse ``NaN`` and ``Infinity``: Python's json reads them, but they are not JSON."""
+    raise Invalid("_schema", f"{name} is not a JSON number")
+
+
+def parse_json_body(data: bytes) -> Any:
+    """Parse a request body as strict JSON, then check it with ``check_json_value``.
+
+    Syntax errors stay ``json.JSONDecodeError`` (webargs answers them 400); a body nested so
+    deeply that the parser recurses out, or a number with more digits than Python converts,
+    is a 422 rather than an unhandled ``RecursionError``/``ValueError``.
+    """
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise json.JSONDecodeError(f"Bytes decoding error : {error.reason}", doc=str(data[:80]),
+                                   pos=error.start) from error
+    try:
+        value = json.loads(text, parse_constant=refuse_constant)
+    except RecursionError:
+        raise Invalid("_schema", f"nested deeper than {MAX_JSON_DEPTH} levels") from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError:  # an integer past sys.get_int_max_str_digits()
+        raise Invalid("_schema", f"a number has more than {sys.get_int_max_str_digits()} "
+                      "digits") from None
+    check_json_value(value)
+    return value
+
+
+def refuse_unstorable_request_text() -> None:
+    """Check the path, query string, headers and form fields of every request for NUL."""
+    if "\x00" in request.path:
+        raise NotFound("No such resource.")
+    for location, pairs in (("query", request.args.items(multi=True)),
+                            ("headers", request.headers.items())):
+        for key, value in pairs:
+            problem = text_problem(key) or text_problem(value)
+            if problem:
+                raise Invalid(key, problem, location=location)
+    if request.mimetype in FORM_MIMETYPES:
+        for key, value in request.form.items(multi=True):
+            problem = text_problem(key) or text_problem(value)
+            if problem:
+                raise Invalid(key, problem, location="form")
+
+
+def init_app(app: Flask) -> None:
+    """Install the request-text check ahead of every other ``before_request`` hook."""
+    app.before_request_funcs.setdefault(None, []).insert(0, refuse_unstorable_request_text)
