@@ -4,7 +4,9 @@
 HTTP status, ``message`` one human sentence and ``errors`` the field detail, shaped like
 webargs' ``{location: {field: [reason, ...]}}`` (``errors.json.answer``). Service functions
 raise the domain exceptions below; this is the one module that decides their HTTP status,
-so that nothing a client sends can surface as a 500 with internals in it.
+so that nothing a client sends can surface as a 500 with internals in it. When the database
+cannot be reached (or a SQLite writer waits too long) the answer is 503 with ``Retry-After``,
+never a 500 (an answer sent with its Idempotency-Key is safe to send again).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
+from sqlalchemy import exc as sa_exc
 from werkzeug.exceptions import HTTPException
 
 if TYPE_CHECKING:
@@ -102,6 +105,8 @@ HTTP_CODES: dict[int, str] = {
     429: "too_many_requests",
 }
 
+RETRY_AFTER_SECONDS = 5  # what a 503 asks clients to wait before sending the request again
+
 
 def envelope(status: int, code: str, message: str, errors: dict[str, Any] | None = None
              ) -> dict[str, Any]:
@@ -120,8 +125,31 @@ def error_response(status: int, code: str, message: str,
 
 
 def handle_service_error(error: ServiceError) -> Response:
-    """Turn a domain exception into its envelope."""
-    return error_response(error.status, error.code, error.message, error.errors)
+    """Turn a domain exception into its envelope (a 503 also says when to retry)."""
+    response = error_response(error.status, error.code, error.message, error.errors)
+    if error.status == 503:
+        response.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    return response
+
+
+def database_unreachable(error: BaseException) -> bool:
+    """Tell whether a database error means "cannot reach the database" rather than a bug."""
+    if isinstance(error, sa_exc.OperationalError | sa_exc.InterfaceError | sa_exc.TimeoutError
+                  | TimeoutError):
+        return True
+    return isinstance(error, sa_exc.DBAPIError) and error.connection_invalidated
+
+
+def handle_database_error(error: Exception) -> Response:
+    """Answer 503 + Retry-After while the database is unreachable; anything else is a bug."""
+    if not database_unreachable(error):
+        return handle_unexpected(error)
+    log.warning("database unavailable: %s", str(error).splitlines()[0] if str(error) else
+                type(error).__name__)
+    response = error_response(503, "database_unavailable",
+                              "The database is unavailable; send the request again shortly.")
+    response.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    return response
 
 
 def handle_http_exception(error: HTTPException) -> Response:
@@ -167,4 +195,7 @@ def register_error_handlers(app: Flask) -> None:
     """Install the envelope for domain errors, HTTP errors and anything unexpected."""
     app.register_error_handler(ServiceError, handle_service_error)
     app.register_error_handler(HTTPException, handle_http_exception)
+    app.register_error_handler(sa_exc.DBAPIError, handle_database_error)
+    app.register_error_handler(sa_exc.TimeoutError, handle_database_error)
+    app.register_error_handler(TimeoutError, handle_database_error)
     app.register_error_handler(Exception, handle_unexpected)
