@@ -22,8 +22,9 @@ class Export(MethodView):
 
     @blp.arguments(ExportQuerySchema, location="query")
     @blp.response(200, ExportSchema)
-    @blp.alt_response(200, content_type="text/csv",
-                      description="format=fsrs-csv: the review log for the fsrs optimizer")
+    @blp.alt_response(200, schema={"type": "string"}, content_type="text/csv",
+                      description="the JSON document; with format=fsrs-csv, the review "
+                      "log for the fsrs optimizer")
     def get(self, query: dict[str, Any]) -> Any:
         """Export as JSON (lossless) or the review log as fsrs-optimizer CSV."""
         ctx = current_context()
