@@ -137,3 +137,15 @@ class FakeBank:
         if lesson_id != LESSON_ID:
             raise KeyError(lesson_id)
         return "同一个队列不代表同一种计算" if lang != "en" else "One queue, many computations"
+
+
+def flashcard_bank() -> FakeBank:
+    """Return a fake bank with three flashcards between graded and free-text questions."""
+    return FakeBank(questions={q.id: q for q in (
+        question("budget-split", QuestionKind.NUMERIC, "budget"),
+        question("computed-card", QuestionKind.FLASHCARD, "spec"),
+        question("running-first", QuestionKind.CHOICE, "budget"),
+        question("draft-card", QuestionKind.FLASHCARD, "spec"),
+        question("why-rollback", QuestionKind.EXPLAIN, "spec"),
+        question("budget-card", QuestionKind.FLASHCARD, "budget"),
+    )})

@@ -149,7 +149,8 @@ class StudySession(Base):
     """A closed-book session: an ordered list of questions picked when it started."""
 
     __tablename__ = "study_session"
-    __table_args__ = (CheckConstraint("mode IN ('review', 'quiz')", name="mode_known"),)
+    __table_args__ = (
+        CheckConstraint("mode IN ('review', 'quiz', 'flashcards')", name="mode_known"),)
 
     id: Mapped[str] = mapped_column(String(ID_LENGTH), primary_key=True)
     learner_id: Mapped[int] = mapped_column(

@@ -206,15 +206,10 @@ def review() -> str:
     return start_page("review", "review_intro", "review")
 
 
-# A session of flashcards only needs the service's "flashcards" mode; until it has one the
-# page starts a review session, where the cards come up between the graded questions.
-FLASHCARD_MODE = "flashcards" if "flashcards" in study.MODES else "review"
-
-
 @bp.get("/flashcards")
 def flashcards() -> str:
-    """Start a flashcard review: front, reveal, four self-ratings."""
-    return start_page(FLASHCARD_MODE, "flashcards_intro", "flashcards")
+    """Start a flashcard review (only flashcards, due first): front, reveal, four ratings."""
+    return start_page("flashcards", "flashcards_intro", "flashcards")
 
 
 @bp.post("/study")

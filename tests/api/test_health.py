@@ -5,6 +5,7 @@ from __future__ import annotations
 from sqlalchemy import Connection, text
 
 from quizsvc import create_app
+from quizsvc.store import migrate
 
 
 def test_healthz_answers_without_touching_identity(client):
@@ -18,7 +19,7 @@ def test_readyz_reports_the_migrated_database(client):
     response = client.get("/readyz")
     assert response.status_code == 200
     assert response.json["status"] == "ready"
-    assert response.json["revision"] == "0001"
+    assert response.json["revision"] == migrate.head_revision() == "0002"
 
 
 def test_readyz_is_503_when_the_database_is_behind(app, client, connection: Connection):

@@ -74,7 +74,7 @@ def test_a_closed_book_quiz_wrong_then_explained_then_right_and_rated(
 def test_flashcards_front_reveal_and_four_self_ratings(page: Any, live_server: LiveServer,
                                                        shot: Any) -> None:
     steps.start(page, "/flashcards", size=10)
-    steps.answer_until(page, live_server, "flashcard")
+    assert steps.question_kind(page) == "flashcard"  # a flashcards session: cards only
     front = page.locator("#q-prompt").inner_text()
     assert front and page.locator("#reveal").count() == 0
     shot(page, "flashcard-front")
@@ -87,6 +87,7 @@ def test_flashcards_front_reveal_and_four_self_ratings(page: Any, live_server: L
     page.locator("body").focus()
     steps.press_and_wait_for_next(page, lambda: page.keyboard.press("4"))
     assert page.request.get(f"/api/attempts/{attempt_id}").json()["rating"] == "easy"
+    assert steps.question_kind(page) == "flashcard"
 
 
 def test_a_self_assessment_is_saved_and_mastery_does_not_move(page: Any, live_server: LiveServer,

@@ -1,7 +1,7 @@
 """Run the closed-book flow: start a session, serve variants, grade, explain, reveal, rate.
 
 1. ``start_session`` picks due reviews first, then new questions (quiz mode then tops up with
-   the questions due soonest).
+   the questions due soonest; flashcards mode takes only flashcards).
 2. ``next_question`` serves a fresh variant: its prompt, displayed parameters and answer
    shape, never its answer, seed or ledger scenario.
 3. ``submit_attempt`` grades it once per ``Idempotency-Key``: a retry returns the first
@@ -43,7 +43,7 @@ from quizsvc.store.models import (
     StudySession,
 )
 
-MODES = ("review", "quiz")
+MODES = ("review", "quiz", "flashcards")
 MAX_EXPLANATION = 4000
 MAX_TEXT_ANSWER = 4000
 MAX_IDEMPOTENCY_KEY = 200
@@ -84,8 +84,10 @@ class SessionView:
 def start_session(ctx: Context, lesson: str, mode: str, size: int) -> SessionView:
     """Start a session of up to ``size`` questions of ``lesson``: due first, then new.
 
-    Review mode serves only what is due or new (spaced repetition); quiz mode leaves out
-    self-rated cards and, when short, adds the graded questions due soonest.
+    Review mode serves every kind that is due or new (spaced repetition); flashcards mode
+    does the same for flashcards alone (front, reveal, four self-ratings, nothing graded in
+    between); quiz mode leaves out self-rated cards and, when short, adds the graded
+    questions due soonest.
     """
     if mode not in MODES:
         raise Invalid("mode", f"must be one of {', '.join(MODES)}")
@@ -95,8 +97,7 @@ def start_session(ctx: Context, lesson: str, mode: str, size: int) -> SessionVie
     idx = catalog.index(ctx.bank)
     if lesson not in idx.lessons:
         raise Invalid("lesson", "unknown lesson")
-    candidates = [q for q in idx.by_lesson[lesson]
-                  if mode == "review" or q.kind in catalog.GRADED_KINDS]
+    candidates = [q for q in idx.by_lesson[lesson] if wanted_in(mode, q.kind)]
     wanted = {q.id for q in candidates}
     cards = ctx.session.execute(
         select(ReviewCard.question_id, ReviewCard.due)
@@ -123,6 +124,15 @@ def start_session(ctx: Context, lesson: str, mode: str, size: int) -> SessionVie
     reasons = [reason for _, reason in picked]
     return SessionView(study.id, lesson, mode, size, len(picked), 0, reasons.count("due"),
                        reasons.count("new"), reasons.count("practice"), ctx.now)
+
+
+def wanted_in(mode: str, kind: QuestionKind) -> bool:
+    """Tell whether a session of ``mode`` serves questions of ``kind``."""
+    if mode == "quiz":
+        return kind in catalog.GRADED_KINDS
+    if mode == "flashcards":
+        return kind == QuestionKind.FLASHCARD
+    return True
 
 
 def owned_session(ctx: Context, session_id: str) -> Any:
