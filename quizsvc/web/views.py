@@ -282,7 +282,7 @@ def attempt_page(session_id: str, attempt_id: int, error: tuple[str, str] | None
     """Render an attempt's result: the reveal only once it has been earned."""
     ctx = current_context()
     result = study.get_attempt(ctx, attempt_id)
-    served = attempt_question(ctx, result)
+    served = study.attempt_question(ctx, attempt_id)
     return render_template(
         "attempt.html", result=result, served=served, session_id=session_id, error=error,
         lesson_url=lesson_url(result.reveal.lesson_link) if result.reveal else None,
@@ -313,20 +313,6 @@ def rate(session_id: str, attempt_id: int) -> BaseResponse:
     """Rate the review (Hard/Good/Easy, or four buttons for a card), then go on."""
     study.rate_attempt(current_context(), attempt_id, request.form.get("rating", ""))
     return see_other("web.session", session_id=session_id)
-
-
-def attempt_question(ctx: Any, result: Any) -> Any:
-    """Return the served question an attempt answered, to show its prompt with the result.
-
-    Web-only glue: the attempt view carries no prompt, so this reads the learner's own served
-    variant (read-only) and builds its client view with ``study.serve``.
-    """
-    from quizsvc.store.models import ServedVariant
-
-    served = ctx.session.get(ServedVariant, result.variant_id)
-    if served is None or served.learner_id != ctx.learner_id:
-        return None
-    return study.serve(ctx, served.id, served.question_id, served.seed, served.served_at)
 
 
 def lesson_url(link: str) -> str:

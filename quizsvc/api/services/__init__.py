@@ -28,6 +28,7 @@ from quizsvc.api.services.self_assessments import (
     put_self_assessment,
 )
 from quizsvc.api.services.study import (
+    attempt_question,
     explain_attempt,
     get_attempt,
     get_session,
@@ -40,6 +41,7 @@ from quizsvc.api.services.study import (
 __all__ = [
     "Context",
     "Identity",
+    "attempt_question",
     "clear_self_assessments",
     "create_link_code",
     "delete_self_assessment",

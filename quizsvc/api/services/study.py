@@ -450,6 +450,21 @@ def get_attempt(ctx: Context, attempt_id: int) -> AttemptView:
     return attempt_view(ctx, owned_attempt(ctx, attempt_id))
 
 
+def attempt_question(ctx: Context, attempt_id: int) -> ServedQuestion | None:
+    """Return the question one of this learner's attempts answered, as it was served.
+
+    Pages show it beside the result. Like ``next_question`` it carries the prompt, displayed
+    parameters and answer shape only: the answer, solution and feedback stay in the
+    attempt's reveal, which is earned. ``None`` when the bank has changed since, as the
+    variant can then no longer be rebuilt.
+    """
+    attempt = owned_attempt(ctx, attempt_id)
+    if attempt.bank_version != str(ctx.bank.version):
+        return None
+    return serve(ctx, attempt.variant_id, attempt.question_id, attempt.seed,
+                 attempt.served_at)
+
+
 def explain_attempt(ctx: Context, attempt_id: int, explanation: str) -> AttemptView:
     """Record why a wrong answer was wrong; this reveals the answer, solution and feedback."""
     attempt = owned_attempt(ctx, attempt_id)

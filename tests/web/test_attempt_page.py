@@ -1,0 +1,26 @@
+"""The attempt page shows the question it answered through ``services.attempt_question``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.api.support import ApiBrowser, Study
+from tests.fake_bank import LESSON_ID
+
+
+@pytest.fixture
+def study(app: Any, db: Any, bank: Any) -> Study:
+    """Return a study helper for one browser."""
+    return Study(ApiBrowser(app), db, bank)
+
+
+def test_the_attempt_page_shows_the_prompt_it_answered(study: Study) -> None:
+    session = study.start(LESSON_ID, mode="quiz", size=2)
+    served = study.next(session["id"])["question"]
+    result = study.answer(served["variant_id"], study.wrong_answer(served["variant_id"])).json
+    page = study.browser.get(f"/study/{session['id']}/attempts/{result['id']}")
+    page = page.get_data(as_text=True)
+    assert served["prompt"]["zh"] in page
+    assert study.variant(served["variant_id"]).solution.zh not in page
