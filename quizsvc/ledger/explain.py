@@ -7,6 +7,7 @@ in Chinese (the lesson's language) or English.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,6 +23,43 @@ BOUND_NAMES: dict[str, dict[str, str]] = {
     "preempted": {"en": "preemption", "zh": "抢占"},
     "skipped": {"en": "a skip rule", "zh": "跳过规则"},
 }
+
+
+# Chinese renderings of the scheduler's notes (which it records in English).
+NOTE_PATTERNS_ZH: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern), template)
+    for pattern, template in (
+        (r"^async max-tokens skip: .*", "异步 max_tokens 跳过：在途的那一步已必然达到 max_tokens"),
+        (r"^preempted itself: .*", "抢占了自己：已无可腾出的 KV 块"),
+        (r"^preempted to free KV blocks for (.+)$", r"被抢占，为 \1 腾出 KV 块"),
+        (r"^token_budget spent before its turn$", "轮到它之前 token_budget 已用完"),
+        (r"^input_budget <= draft_slots: the loop stopped$",
+         "input_budget <= draft_slots：running 循环停止"),
+        (r"^input_budget <= draft_slots: admissions stop$",
+         "input_budget <= draft_slots：停止接纳"),
+        (r"^max_num_seqs = (\d+) seats taken$", r"max_num_seqs = \1 个席位已占满"),
+        (r"^preempted output still in flight$", "被抢占前的输出仍在途"),
+        (r"^padded to 1\+K, which does not fit the budget$", "补齐到 1+K 后超出预算"),
+        (r"^no free KV blocks left$", "没有空闲 KV 块"),
+        (r"^admission gate: .*", "准入检查：整个序列必须能放进空闲 KV 块"),
+        (r"^step allocation \(with lookahead\) .*", "本步分配（含 lookahead）放不进空闲 KV 块"),
+        (r"^an earlier request in the queue could not get KV blocks$",
+         "队列中更靠前的请求拿不到 KV 块（队头阻塞）"),
+        (r"^no room left before max_model_len$", "已到 max_model_len，没有余量"),
+        (r"^no admissions in a step that preempted$", "本步发生了抢占，不接纳 waiting 请求"),
+        (r"^the running loop stopped after a KV preemption$", "KV 抢占后 running 循环停止"),
+    )
+)
+
+
+def localise_note(note: str, lang: str) -> str:
+    """Return a scheduler note in ``lang`` (notes are recorded in English)."""
+    if lang != "zh" or not note:
+        return note
+    for pattern, template in NOTE_PATTERNS_ZH:
+        if pattern.match(note):
+            return pattern.sub(template, note)
+    return note
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,7 +202,7 @@ def explain_limit(request_id: str, limit: dict[str, Any], entry: dict[str, Any],
         and not limit.get("kv_blocks_needed")
     ):
         # Nothing was computed for this request: say why, without a demand equation.
-        note = limit.get("note") or bound
+        note = localise_note(limit.get("note") or "", lang) or bound
         return _text(
             lang,
             f"{request_id} [{limit['loop']}]: gets 0 ({note})",
@@ -199,7 +237,7 @@ def explain_limit(request_id: str, limit: dict[str, Any], entry: dict[str, Any],
         ))
     loop = _text(lang, limit["loop"], "running 队列" if limit["loop"] == "running"
                  else "waiting 队列")
-    note = f" ({limit['note']})" if limit.get("note") else ""
+    note = f" ({localise_note(limit['note'], lang)})" if limit.get("note") else ""
     return _text(
         lang,
         f"{request_id} [{loop}]: {'; '.join(parts)} -> {scheduled} (bound by {bound}){note}",

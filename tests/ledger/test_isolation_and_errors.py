@@ -147,3 +147,19 @@ def test_double_free_is_detected() -> None:
     scheduler.kv.req_to_blocks["A"] = blocks
     with pytest.raises(AssertionError, match="freed twice"):
         scheduler.kv.free(request)
+
+
+def test_every_scheduler_note_has_a_chinese_rendering() -> None:
+    import re
+    from pathlib import Path as _Path
+
+    from quizsvc.ledger.explain import localise_note
+
+    source = (_Path(__file__).parents[2] / "quizsvc/ledger/scheduler.py").read_text()
+    notes = re.findall(r'"([a-z][^"]*(?:stopped|stop|taken|flight|budget|left|blocks|turn|'
+                       r'preempted|max_tokens|lookahead|take|len)[^"]*)"', source)
+    samples = [note.replace("{config.max_num_seqs}", "2").replace("{request.request_id}", "A")
+               for note in notes if " " in note and not note.startswith(("Return", "Record"))]
+    assert len(samples) >= 10
+    for note in samples:
+        assert localise_note(note, "zh") != note, note
