@@ -35,6 +35,7 @@ from quizsvc.review import scheduling
 from quizsvc.review.scheduling import CardState, ReviewRating
 from quizsvc.store.models import (
     Attempt,
+    Learner,
     Mastery,
     ReviewCard,
     ReviewLog,
@@ -357,6 +358,7 @@ def submit_attempt(ctx: Context, variant_id: str, answer: Any, idempotency_key: 
         raise Invalid("Idempotency-Key", f"required, 1..{MAX_IDEMPOTENCY_KEY} characters",
                       location="headers")
     digest = request_digest(variant_id, answer)
+    lock_learner(ctx)
     earlier = find_by_key(ctx, idempotency_key)
     if earlier is not None:
         return replay(ctx, earlier, digest)
@@ -418,6 +420,19 @@ def submit_attempt(ctx: Context, variant_id: str, answer: Any, idempotency_key: 
     return attempt_view(ctx, attempt, rating, per_element=per_element)
 
 
+def lock_learner(ctx: Context) -> None:
+    """Apply this learner's reviews one at a time: lock the learner row until the commit.
+
+    Two browsers of one learner answering the same question at once would otherwise both
+    create its fsrs card (a unique violation, a 500) or both review the state before the
+    other's review (a lost update). ``FOR NO KEY UPDATE`` leaves the foreign-key checks of
+    the learner's other inserts unblocked; SQLite already runs one writer at a time.
+    """
+    table = Learner.__table__
+    ctx.session.execute(select(table.c.id).where(table.c.id == ctx.learner_id)
+                        .with_for_update(key_share=True))
+
+
 def find_by_key(ctx: Context, idempotency_key: str) -> Any:
     """Return (id, request_digest) of this learner's attempt under ``idempotency_key``."""
     table = Attempt.__table__
@@ -467,6 +482,7 @@ def attempt_question(ctx: Context, attempt_id: int) -> ServedQuestion | None:
 
 def explain_attempt(ctx: Context, attempt_id: int, explanation: str) -> AttemptView:
     """Record why a wrong answer was wrong; this reveals the answer, solution and feedback."""
+    lock_learner(ctx)
     attempt = owned_attempt(ctx, attempt_id)
     if not attempt.graded or attempt.correct:
         raise Conflict("Only a wrong graded answer takes an explanation.")
@@ -536,6 +552,7 @@ def rate_attempt(ctx: Context, attempt_id: int, rating_name: str) -> AttemptView
         rating = ReviewRating.from_name(rating_name)
     except KeyError:
         raise Invalid("rating", "must be one of again, hard, good, easy") from None
+    lock_learner(ctx)
     attempt = owned_attempt(ctx, attempt_id)
     if rating.name.lower() not in rating_choices(attempt):
         if attempt.graded and not attempt.correct:
