@@ -25,6 +25,7 @@ from quizsvc.review.calibration import RATING_LABELS
 from quizsvc.web import simulator as sim
 from quizsvc.web.forms import FormError, answer_from_form, position_field, vector_field
 from quizsvc.web.lesson import lesson_parts, source_anchors
+from quizsvc.web.reasons import REASONS_ZH, reason_in
 from quizsvc.web.text import LANGS, UI, field_label, pick_lang, say
 
 bp = Blueprint(
@@ -78,6 +79,7 @@ def page_globals() -> dict[str, Any]:
         "lang_switch_url": url_with(lang=other),
         "other_lang": other,
         "nav": NAV,
+        "reason_table": REASONS_ZH if lang == "zh" else (),
     }
 
 
@@ -120,6 +122,12 @@ bp.add_app_template_filter(when, "when")
 def text_filter(value: Any) -> str:
     """Render a bank ``Text`` in the page's language."""
     return text_in(value, current_lang())
+
+
+@bp.app_template_filter("reason")
+def reason_filter(value: Any) -> str:
+    """Render a service or form reason in the page's language (see ``web/reasons.py``)."""
+    return reason_in(str(value), current_lang())
 
 
 @bp.errorhandler(ServiceError)

@@ -176,6 +176,21 @@ def test_linking_another_browser_with_a_one_time_code(page: Any, browser: Any,
         other_context.close()
 
 
+def test_a_refused_code_reads_in_chinese_when_the_script_shows_it(page: Any) -> None:
+    page.goto("/link")
+    page.locator("#link-code-input").focus()
+    page.keyboard.type("!!")
+    page.keyboard.press("Enter")
+    page.wait_for_function("!document.getElementById('link-error').hidden")
+    assert page.locator("#link-error").inner_text() == "code: 这不是关联代码"
+    page.goto("/link?lang=en")
+    page.locator("#link-code-input").focus()
+    page.keyboard.type("!!")
+    page.keyboard.press("Enter")
+    page.wait_for_function("!document.getElementById('link-error').hidden")
+    assert page.locator("#link-error").inner_text() == "code: not a link code"
+
+
 def test_everything_works_with_javascript_off(nojs_page: Any, live_server: LiveServer,
                                               shot: Any) -> None:
     page = nojs_page

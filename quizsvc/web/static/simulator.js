@@ -238,7 +238,7 @@
     Object.keys(errors).forEach(function (where) {
       var fields = errors[where] || {};
       Object.keys(fields).forEach(function (name) {
-        var reason = Array.isArray(fields[name]) ? fields[name].join("; ") : JSON.stringify(fields[name]);
+        var reason = Array.isArray(fields[name]) ? fields[name].map(q.reason).join("; ") : JSON.stringify(fields[name]);
         var id = "f-" + name.replace(/\./g, "-");
         var input = document.getElementById(id);
         if (input) {
@@ -255,7 +255,7 @@
         }
       });
     });
-    if (!items.length) items.push(q.el("li", { text: (envelope && envelope.message) || String(envelope) }));
+    if (!items.length) items.push(q.el("li", { text: q.reason((envelope && envelope.message) || String(envelope)) }));
     errorBox.replaceChildren(q.el("h2", { text: t("sim_errors") }), q.el("ul", {}, items));
     errorBox.hidden = false;
   }

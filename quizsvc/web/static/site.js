@@ -30,6 +30,27 @@
     });
   }
 
+  /* The page's table of Chinese renderings of English reasons (web/reasons.py), if any. */
+  var reasonTable = null;
+
+  /* Show an English service reason in the page's language; unknown reasons stay as sent. */
+  function reason(text) {
+    if (reasonTable === null) {
+      var node = document.getElementById("reason-table");
+      reasonTable = node ? JSON.parse(node.textContent).map(function (row) {
+        return [new RegExp("^(?:" + row[0] + ")$"), row[1]];
+      }) : [];
+    }
+    text = String(text);
+    for (var i = 0; i < reasonTable.length; i++) {
+      var found = reasonTable[i][0].exec(text);
+      if (found) {
+        return reasonTable[i][1].replace(/\$(\d)/g, function (_, n) { return reason(found[+n] || ""); });
+      }
+    }
+    return text;
+  }
+
   /* Turn the service's error envelope into "field: reason" lines. */
   function errorLines(envelope) {
     var lines = [];
@@ -39,12 +60,12 @@
         if (fields && typeof fields === "object") {
           Object.keys(fields).forEach(function (name) {
             var reasons = fields[name];
-            lines.push(name + ": " + (Array.isArray(reasons) ? reasons.join("; ") : JSON.stringify(reasons)));
+            lines.push(name + ": " + (Array.isArray(reasons) ? reasons.map(reason).join("; ") : JSON.stringify(reasons)));
           });
         }
       });
     }
-    if (!lines.length && envelope && envelope.message) lines.push(envelope.message);
+    if (!lines.length && envelope && envelope.message) lines.push(reason(envelope.message));
     if (!lines.length) lines.push(String(envelope));
     return lines;
   }
@@ -69,6 +90,6 @@
     return Array.prototype.map.call(bytes, function (b) { return ("0" + b.toString(16)).slice(-2); }).join("");
   }
 
-  window.quizsvc = { cookie: cookie, api: api, errorLines: errorLines, el: el, idempotencyKey: idempotencyKey };
+  window.quizsvc = { cookie: cookie, api: api, errorLines: errorLines, reason: reason, el: el, idempotencyKey: idempotencyKey };
   document.documentElement.classList.add("js");
 })();
