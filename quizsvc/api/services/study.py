@@ -21,9 +21,10 @@ import hashlib
 import json
 from dataclasses import dataclass
 from datetime import datetime
+from types import SimpleNamespace
 from typing import Any
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import bindparam, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from quizsvc.api.services import catalog
@@ -291,7 +292,7 @@ def request_digest(variant_id: str, answer: Any) -> str:
     return hashlib.sha256(body.encode()).hexdigest()
 
 
-def rating_choices(attempt: Attempt) -> tuple[str, ...]:
+def rating_choices(attempt: Any) -> tuple[str, ...]:
     """Return the ratings a learner may still give this attempt."""
     if not attempt.graded:
         return ("again", "hard", "good", "easy")
@@ -301,13 +302,14 @@ def rating_choices(attempt: Attempt) -> tuple[str, ...]:
 RATING_UNKNOWN = -1  # attempt_view: look the rating up
 
 
-def attempt_view(ctx: Context, attempt: Attempt, rating: int | None = RATING_UNKNOWN,
+def attempt_view(ctx: Context, attempt: Any, rating: int | None = RATING_UNKNOWN,
                  replayed: bool = False, per_element: tuple[bool, ...] | None = None
                  ) -> AttemptView:
     """Build the client's view of an attempt; the reveal only once it was earned.
 
-    ``attempt`` may be a transient ``Attempt`` built from the inserted values; ``rating`` is
-    the fsrs rating of its review (None: not reviewed), looked up when not given.
+    ``attempt`` is an ``Attempt`` or any object with its columns as attributes (the answer
+    path passes the inserted values); ``rating`` is the fsrs rating of its review (None: not
+    reviewed), looked up when not given.
     """
     if rating == RATING_UNKNOWN:
         logs = ReviewLog.__table__
@@ -345,6 +347,31 @@ def check_answer_shape(kind: QuestionKind, answer: Any) -> Any:
     return answer
 
 
+# The answer path runs these statements on every graded answer. Built once, they skip
+# SQLAlchemy's per-call statement construction and cache-key generation, and run on the
+# session's Core connection rather than through the ORM's execute (together about two
+# thirds of a statement's cost, measured with bench/api_bench.py and cProfile).
+SERVED, ATTEMPTS = ServedVariant.__table__, Attempt.__table__
+LEARNERS, CARDS, LOGS = Learner.__table__, ReviewCard.__table__, ReviewLog.__table__
+LOCK_LEARNER = (select(LEARNERS.c.id).where(LEARNERS.c.id == bindparam("b_learner"))
+                .with_for_update(key_share=True))
+# Claim an open variant of this learner and current bank, reading what grading needs, in
+# one statement: of two concurrent answers with different keys, one wins the claim.
+CLAIM_VARIANT = (
+    update(SERVED)
+    .where(SERVED.c.id == bindparam("b_variant"), SERVED.c.learner_id == bindparam("b_learner"),
+           SERVED.c.answered.is_(False), SERVED.c.bank_version == bindparam("b_bank"))
+    .values(answered=True)
+    .returning(SERVED.c.question_id, SERVED.c.lesson, SERVED.c.kind, SERVED.c.seed,
+               SERVED.c.served_at, SERVED.c.open_book))
+SERVED_BY_ID = select(SERVED.c.learner_id, SERVED.c.answered).where(
+    SERVED.c.id == bindparam("b_variant"))
+ATTEMPT_BY_KEY = select(ATTEMPTS.c.id, ATTEMPTS.c.request_digest).where(
+    ATTEMPTS.c.learner_id == bindparam("b_learner"),
+    ATTEMPTS.c.idempotency_key == bindparam("b_key"))
+INSERT_ATTEMPT = insert(ATTEMPTS).returning(ATTEMPTS.c.id)
+
+
 def submit_attempt(ctx: Context, variant_id: str, answer: Any, idempotency_key: str
                    ) -> AttemptView:
     """Grade one answer to a served variant, once per idempotency key.
@@ -352,65 +379,60 @@ def submit_attempt(ctx: Context, variant_id: str, answer: Any, idempotency_key: 
     A retry with the same key and body returns the first result (``replayed``); the same key
     with another body is 422; a second answer to an answered variant is 409. An answer the
     bank cannot parse is 422 on ``answer`` and costs no attempt. This is the hot path of the
-    service, so it speaks SQL through Core statements rather than the ORM's unit of work.
+    service: prebuilt Core statements, and the variant claimed and read in one. A variant
+    that cannot be claimed (answered, someone else's, unknown, from an older bank) takes the
+    slow path, which tells a retry from the other cases.
     """
     if not idempotency_key or len(idempotency_key) > MAX_IDEMPOTENCY_KEY:
         raise Invalid("Idempotency-Key", f"required, 1..{MAX_IDEMPOTENCY_KEY} characters",
                       location="headers")
     digest = request_digest(variant_id, answer)
+    db = ctx.session.connection()
     lock_learner(ctx)
-    earlier = find_by_key(ctx, idempotency_key)
-    if earlier is not None:
-        return replay(ctx, earlier, digest)
-    table = ServedVariant.__table__
-    served = ctx.session.execute(select(table).where(table.c.id == variant_id)).first()
-    if served is None or served.learner_id != ctx.learner_id:
-        raise NotFound("No such variant.")
-    if served.answered:
-        raise Conflict("This variant was already answered; fetch the next question.")
-    if served.bank_version != str(ctx.bank.version):
-        raise Gone("The question bank changed since this variant was served; fetch the next "
-                   "question again.")
+    served = db.execute(CLAIM_VARIANT, {"b_variant": variant_id, "b_learner": ctx.learner_id,
+                                        "b_bank": str(ctx.bank.version)}).first()
+    if served is None:
+        return unclaimable(ctx, variant_id, idempotency_key, digest)
     kind = QuestionKind(served.kind)
-    built = catalog.variant(ctx.bank, served.question_id, served.seed)
     graded = kind in catalog.GRADED_KINDS
     values: dict[str, Any] = {
-        "learner_id": ctx.learner_id, "variant_id": served.id,
+        "learner_id": ctx.learner_id, "variant_id": variant_id,
         "question_id": served.question_id, "lesson": served.lesson, "kind": served.kind,
-        "seed": served.seed, "bank_version": served.bank_version, "graded": graded,
+        "seed": served.seed, "bank_version": str(ctx.bank.version), "graded": graded,
         "correct": None, "score": None, "misconception_id": None,
         "served_at": served.served_at, "submitted_at": ctx.now,
         "duration_ms": max(0, int((ctx.now - served.served_at).total_seconds() * 1000)),
         "closed_book": not served.open_book, "explanation": None, "explained_at": None,
         "idempotency_key": idempotency_key, "request_digest": digest}
     per_element: tuple[bool, ...] = ()
-    if graded:
-        grade = ctx.bank.grade(built, answer)
-        if grade.parse_error:
-            raise Invalid("answer", grade.parse_error)
-        values.update(answer=answer, correct=bool(grade.correct), score=float(grade.score),
-                      misconception_id=grade.misconception.id if grade.misconception else None,
-                      revealed_at=ctx.now if grade.correct else None)
-        per_element = tuple(grade.per_element)
-    else:
-        values.update(answer=check_answer_shape(kind, answer), revealed_at=ctx.now)
     try:
-        # Claim the variant first: of two concurrent answers with different keys, one wins.
-        claimed = ctx.session.execute(
-            update(table).where(table.c.id == served.id, table.c.answered.is_(False))
-            .values(answered=True)).rowcount
-        attempt_id = ctx.session.execute(
-            insert(Attempt.__table__).values(**values).returning(Attempt.__table__.c.id)
-        ).scalar_one() if claimed == 1 else None
-    except IntegrityError:
-        attempt_id = None
-    if attempt_id is None:
+        if graded:
+            grade = ctx.bank.grade(catalog.variant(ctx.bank, served.question_id, served.seed),
+                                   answer)
+            if grade.parse_error:
+                raise Invalid("answer", grade.parse_error)
+            values.update(
+                answer=answer, correct=bool(grade.correct), score=float(grade.score),
+                misconception_id=grade.misconception.id if grade.misconception else None,
+                revealed_at=ctx.now if grade.correct else None)
+            per_element = tuple(grade.per_element)
+        else:
+            values.update(answer=check_answer_shape(kind, answer), revealed_at=ctx.now)
+    except Invalid:
+        ctx.session.rollback()  # give the claim back: an unreadable answer costs nothing
+        earlier = find_by_key(ctx, idempotency_key)
+        if earlier is not None:
+            return replay(ctx, earlier, digest)
+        raise
+    try:
+        attempt_id = db.execute(INSERT_ATTEMPT, values).scalar_one()
+    except IntegrityError:  # this key was used for another variant
         ctx.session.rollback()
         earlier = find_by_key(ctx, idempotency_key)
         if earlier is None:
-            raise Conflict("This variant was already answered; fetch the next question.")
+            raise
         return replay(ctx, earlier, digest)
-    attempt = Attempt(id=attempt_id, **values)  # transient: a view of the inserted row
+    attempt = SimpleNamespace(id=attempt_id, **values)  # a view of the inserted row
     rating = None
     if graded:
         rating = int(scheduling.rating_for_grade(bool(attempt.correct)))
@@ -418,6 +440,22 @@ def submit_attempt(ctx: Context, variant_id: str, answer: Any, idempotency_key: 
         apply_mastery_policy(ctx, attempt)
     ctx.session.commit()
     return attempt_view(ctx, attempt, rating, per_element=per_element)
+
+
+def unclaimable(ctx: Context, variant_id: str, idempotency_key: str, digest: str
+                ) -> AttemptView:
+    """Answer for a variant that could not be claimed: a retry gets the first result;
+    otherwise 404 (unknown, or another learner's), 409 (answered) or 410 (older bank)."""
+    earlier = find_by_key(ctx, idempotency_key)
+    if earlier is not None:
+        return replay(ctx, earlier, digest)
+    served = ctx.session.connection().execute(SERVED_BY_ID, {"b_variant": variant_id}).first()
+    if served is None or served.learner_id != ctx.learner_id:
+        raise NotFound("No such variant.")
+    if served.answered:
+        raise Conflict("This variant was already answered; fetch the next question.")
+    raise Gone("The question bank changed since this variant was served; fetch the next "
+               "question again.")
 
 
 def lock_learner(ctx: Context) -> None:
@@ -428,18 +466,13 @@ def lock_learner(ctx: Context) -> None:
     other's review (a lost update). ``FOR NO KEY UPDATE`` leaves the foreign-key checks of
     the learner's other inserts unblocked; SQLite already runs one writer at a time.
     """
-    table = Learner.__table__
-    ctx.session.execute(select(table.c.id).where(table.c.id == ctx.learner_id)
-                        .with_for_update(key_share=True))
+    ctx.session.connection().execute(LOCK_LEARNER, {"b_learner": ctx.learner_id})
 
 
 def find_by_key(ctx: Context, idempotency_key: str) -> Any:
     """Return (id, request_digest) of this learner's attempt under ``idempotency_key``."""
-    table = Attempt.__table__
-    return ctx.session.execute(
-        select(table.c.id, table.c.request_digest)
-        .where(table.c.learner_id == ctx.learner_id,
-               table.c.idempotency_key == idempotency_key)).first()
+    return ctx.session.connection().execute(
+        ATTEMPT_BY_KEY, {"b_learner": ctx.learner_id, "b_key": idempotency_key}).first()
 
 
 def replay(ctx: Context, earlier: Any, digest: str) -> AttemptView:
@@ -503,36 +536,41 @@ def explain_attempt(ctx: Context, attempt_id: int, explanation: str) -> AttemptV
 # ---------------------------------------------------------------- reviews
 
 
-def record_review(ctx: Context, attempt: Attempt, rating: ReviewRating, reviewed_at: datetime,
-                  by_learner: bool) -> int:
-    """Review the attempt's card with ``rating`` (creating the card) and log it; return the
-    log's id. The log keeps the card's state before the review so a rating can be redone."""
-    cards, logs = ReviewCard.__table__, ReviewLog.__table__
-    row = ctx.session.execute(
-        select(cards.c.id, cards.c.state, cards.c.step, cards.c.stability, cards.c.difficulty,
-               cards.c.due, cards.c.last_review)
-        .where(cards.c.learner_id == ctx.learner_id,
-               cards.c.question_id == attempt.question_id)).first()
+CARD_OF_QUESTION = select(CARDS.c.id, CARDS.c.state, CARDS.c.step, CARDS.c.stability,
+                          CARDS.c.difficulty, CARDS.c.due, CARDS.c.last_review).where(
+    CARDS.c.learner_id == bindparam("b_learner"), CARDS.c.question_id == bindparam("b_question"))
+INSERT_CARD = insert(CARDS).returning(CARDS.c.id)
+UPDATE_CARD = update(CARDS).where(CARDS.c.id == bindparam("b_card"))
+INSERT_LOG = insert(LOGS)
+
+
+def record_review(ctx: Context, attempt: Any, rating: ReviewRating, reviewed_at: datetime,
+                  by_learner: bool) -> None:
+    """Review the attempt's card with ``rating`` (creating the card) and log it. The log
+    keeps the card's state before the review so a rating can be redone."""
+    db = ctx.session.connection()
+    row = db.execute(CARD_OF_QUESTION, {"b_learner": ctx.learner_id,
+                                        "b_question": attempt.question_id}).first()
     if row is None:
         before = scheduling.new_card(ctx.now)
         after = scheduling.review(before, rating, reviewed_at)
-        card_id = ctx.session.execute(insert(cards).values(
-            learner_id=ctx.learner_id, question_id=attempt.question_id, lesson=attempt.lesson,
-            created_at=ctx.now, **state_columns(after)).returning(cards.c.id)).scalar_one()
+        card_id = db.execute(INSERT_CARD, {
+            "learner_id": ctx.learner_id, "question_id": attempt.question_id,
+            "lesson": attempt.lesson, "created_at": ctx.now, **state_columns(after)}
+        ).scalar_one()
     else:
         card_id = row.id
         before = CardState(row.state, row.step, row.stability, row.difficulty, row.due,
                            row.last_review)
         after = scheduling.review(before, rating, reviewed_at)
-        ctx.session.execute(update(cards).where(cards.c.id == card_id)
-                            .values(**state_columns(after)))
-    return ctx.session.execute(insert(logs).values(
-        card_id=card_id, learner_id=ctx.learner_id, attempt_id=attempt.id, rating=int(rating),
-        reviewed_at=reviewed_at, duration_ms=attempt.duration_ms, rated_by_learner=by_learner,
-        state_before=before.state, step_before=before.step,
-        stability_before=before.stability, difficulty_before=before.difficulty,
-        due_before=before.due, last_review_before=before.last_review,
-    ).returning(logs.c.id)).scalar_one()
+        db.execute(UPDATE_CARD, {"b_card": card_id, **state_columns(after)})
+    db.execute(INSERT_LOG, {
+        "card_id": card_id, "learner_id": ctx.learner_id, "attempt_id": attempt.id,
+        "rating": int(rating), "reviewed_at": reviewed_at, "duration_ms": attempt.duration_ms,
+        "rated_by_learner": by_learner, "state_before": before.state,
+        "step_before": before.step, "stability_before": before.stability,
+        "difficulty_before": before.difficulty, "due_before": before.due,
+        "last_review_before": before.last_review})
 
 
 def state_columns(state: CardState) -> dict[str, Any]:
@@ -585,58 +623,68 @@ def rate_attempt(ctx: Context, attempt_id: int, rating_name: str) -> AttemptView
 # ---------------------------------------------------------------- mastery
 
 
+MASTERY = Mastery.__table__
+GRADED_HISTORY = select(ATTEMPTS.c.id, ATTEMPTS.c.seed, ATTEMPTS.c.bank_version,
+                        ATTEMPTS.c.submitted_at, ATTEMPTS.c.correct, ATTEMPTS.c.closed_book
+                        ).where(ATTEMPTS.c.learner_id == bindparam("b_learner"),
+                                ATTEMPTS.c.question_id == bindparam("b_question"),
+                                ATTEMPTS.c.graded.is_(True))
+MY_MASTERY = ((MASTERY.c.learner_id == bindparam("b_learner"))
+              & (MASTERY.c.question_id == bindparam("b_question")))
+LAPSE_MASTERY = update(MASTERY).where(MY_MASTERY, MASTERY.c.mastered.is_(True))
+MASTERY_OF_QUESTION = select(MASTERY.c.id, MASTERY.c.mastered).where(MY_MASTERY)
+INSERT_MASTERY = insert(MASTERY)
+UPDATE_MASTERY = update(MASTERY).where(MASTERY.c.id == bindparam("b_mastery"))
+
+
 def graded_history(ctx: Context, question_id: str) -> list[mastery_policy.GradedAttempt]:
     """Load what the mastery policy may read: this learner's graded attempts of a question."""
-    table = Attempt.__table__
-    rows = ctx.session.execute(
-        select(table.c.id, table.c.seed, table.c.bank_version, table.c.submitted_at,
-               table.c.correct, table.c.closed_book)
-        .where(table.c.learner_id == ctx.learner_id, table.c.question_id == question_id,
-               table.c.graded.is_(True))
-    ).all()
+    rows = ctx.session.connection().execute(
+        GRADED_HISTORY, {"b_learner": ctx.learner_id, "b_question": question_id}).all()
     return [mastery_policy.GradedAttempt(row.id, (row.seed, row.bank_version),
                                          row.submitted_at, bool(row.correct), row.closed_book)
             for row in rows]
 
 
-def apply_mastery_policy(ctx: Context, attempt: Attempt) -> None:
+def apply_mastery_policy(ctx: Context, attempt: Any) -> None:
     """Bring the question's mastery record up to date after one new graded attempt.
 
     The only writer of ``mastery`` rows. Incremental, and equal to re-running
     ``mastery.evaluate`` over the whole history: a wrong answer lapses a mastered record; a
     right open-book answer changes nothing; a right closed-book answer can only turn "not
-    mastered" into "mastered", which needs the history. A row exists once the question was
-    ever mastered; ``evaluated_at`` is when its verdict last changed.
+    mastered" into "mastered", which needs the history (read first: most right answers do
+    not master their question, and then the record need not be read). A row exists once the
+    question was ever mastered; ``evaluated_at`` is when its verdict last changed.
     """
     if not attempt.graded:
         return
-    table = Mastery.__table__
-    mine = (table.c.learner_id == ctx.learner_id) & (table.c.question_id == attempt.question_id)
+    db = ctx.session.connection()
+    mine = {"b_learner": ctx.learner_id, "b_question": attempt.question_id}
     if not attempt.correct:
-        ctx.session.execute(update(table).where(mine, table.c.mastered.is_(True)).values(
-            mastered=False, mastered_at=None, evidence=[], policy=mastery_policy.POLICY,
-            evaluated_at=ctx.now))
+        db.execute(LAPSE_MASTERY, {**mine, "mastered": False, "mastered_at": None,
+                                   "evidence": [], "policy": mastery_policy.POLICY,
+                                   "evaluated_at": ctx.now})
         return
     if not attempt.closed_book:
         return
-    current = ctx.session.execute(select(table.c.id, table.c.mastered).where(mine)).first()
-    if current is not None and current.mastered:
-        return
     verdict = mastery_policy.evaluate(graded_history(ctx, attempt.question_id))
     if not verdict.mastered:
+        return
+    current = db.execute(MASTERY_OF_QUESTION, mine).first()
+    if current is not None and current.mastered:
         return
     values = {"mastered": True, "mastered_at": verdict.mastered_at,
               "evidence": list(verdict.evidence), "policy": mastery_policy.POLICY,
               "evaluated_at": ctx.now}
     if current is None:
-        ctx.session.execute(insert(table).values(learner_id=ctx.learner_id,
-                                                 question_id=attempt.question_id,
-                                                 lesson=attempt.lesson, **values))
+        db.execute(INSERT_MASTERY, {"learner_id": ctx.learner_id,
+                                    "question_id": attempt.question_id,
+                                    "lesson": attempt.lesson, **values})
     else:
-        ctx.session.execute(update(table).where(table.c.id == current.id).values(**values))
+        db.execute(UPDATE_MASTERY, {"b_mastery": current.id, **values})
 
 
-def variant_of(ctx: Context, attempt: Attempt) -> Variant | None:
+def variant_of(ctx: Context, attempt: Any) -> Variant | None:
     """Rebuild the variant an attempt answered (None if the bank version moved on)."""
     if attempt.bank_version != str(ctx.bank.version):
         return None
