@@ -53,6 +53,16 @@ class ApiBlueprint(flask_smorest.Blueprint):
 
     ARGUMENTS_PARSER = StrictParser()
 
+    def arguments(self, schema: Any, *args: Any, **kwargs: Any) -> Any:
+        """Declare a view's arguments with one schema instance made now, not per request.
+
+        webargs builds a schema given as a class on every request, and building one
+        deep-copies its fields; the instances here are only ever read.
+        """
+        if isinstance(schema, type) and issubclass(schema, ma.Schema):
+            schema = schema()
+        return super().arguments(schema, *args, **kwargs)
+
 
 class Api(flask_smorest.Api):
     """flask-smorest's Api with the service's error envelope in place of its own."""
