@@ -11,7 +11,7 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import select, update
+from sqlalchemy import bindparam, select, update
 from sqlalchemy.orm import Session
 
 from quizsvc.api.services.context import Context, Identity
@@ -33,11 +33,14 @@ def digest(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 
 
+# Every request with a cookie runs this once: built once, on the session's Core connection.
+BROWSER_BY_TOKEN = select(Browser.learner_id, Browser.id).where(
+    Browser.token_hash == bindparam("b_hash"))
+
+
 def identify(session: Session, token: str) -> Identity | None:
     """Return the identity behind a browser cookie value, or None if it is unknown."""
-    row = session.execute(
-        select(Browser.learner_id, Browser.id).where(Browser.token_hash == digest(token))
-    ).first()
+    row = session.connection().execute(BROWSER_BY_TOKEN, {"b_hash": digest(token)}).first()
     return Identity(learner_id=row[0], browser_id=row[1]) if row else None
 
 
