@@ -49,7 +49,7 @@ sys.path.insert(0, str(REPO))
 
 from quizsvc.ledger.config import LedgerConfig  # noqa: E402  (stdlib-only parsing)
 from quizsvc.ledger.errors import ScenarioError  # noqa: E402
-from quizsvc.ledger.scenario import Scenario, parse_scenario  # noqa: E402
+from quizsvc.ledger.scenario import RequestSpec, Scenario, parse_scenario  # noqa: E402
 
 warnings.filterwarnings("ignore")
 
@@ -64,6 +64,7 @@ from vllm.config import (  # noqa: E402
     SpeculativeConfig,
     VllmConfig,
 )
+from vllm.exceptions import VLLMError  # noqa: E402
 from vllm.sampling_params import SamplingParams  # noqa: E402
 from vllm.utils.hashing import get_hash_fn_by_name  # noqa: E402
 from vllm.v1.core.kv_cache_utils import (  # noqa: E402
@@ -108,7 +109,11 @@ class OracleCrash(RuntimeError):
 
 
 class ConfigRejected(ValueError):
-    """Signal that vLLM refuses the scenario's configuration at start-up."""
+    """Signal that vLLM refuses the scenario's configuration or one of its requests.
+
+    The configuration is checked at start-up (``VllmConfig``), a request's sampling
+    parameters when the engine takes it in (``SamplingParams``), before any step runs.
+    """
 
 
 @contextmanager
@@ -317,6 +322,16 @@ def _build_scheduler(config: LedgerConfig) -> OracleScheduler:
     return OracleScheduler(scheduler, vllm_config, block_hasher, effective)
 
 
+def sampling_params(spec: RequestSpec) -> SamplingParams:
+    """Return a request's ``SamplingParams`` as the engine's input processor makes them."""
+    try:
+        params = SamplingParams(max_tokens=spec.max_tokens, min_tokens=spec.min_tokens)
+    except (ValueError, VLLMError) as error:  # the engine rejects the request
+        raise ConfigRejected(f"requests[{spec.index}]: {error}") from error
+    params.update_from_generation_config({}, eos_token_id=EOS_TOKEN_ID)
+    return params
+
+
 def snapshot(request: Request) -> dict[str, Any]:
     """Return a FORMAT.md per-request snapshot of a real vLLM ``Request``."""
     return {
@@ -415,10 +430,18 @@ class FakeModelRunner:
         return proposed
 
 
+CLOCKS = {"wall": time.perf_counter, "cpu": time.thread_time}
+
+
 @dataclass
 class CallTimer:
-    """Accumulate the time spent inside the scheduler's own calls (``--time``)."""
+    """Accumulate the time spent inside the scheduler's own calls (``--time``).
 
+    ``clock`` is ``time.perf_counter`` like bench/ledger_bench.py, or ``time.thread_time``
+    (``--clock cpu``), which other processes on a busy two-core machine cannot inflate.
+    """
+
+    clock: Any = time.perf_counter
     seconds: float = 0.0
     steps: int = 0
     scheduled: int = 0
@@ -438,6 +461,8 @@ class OracleEngine:
         self.effective_config = built.effective_config
         self.queue_size = built.effective_config["max_concurrent_batches"]
         self.runner = FakeModelRunner(scenario)
+        self.sampling_params = {spec.request_id: sampling_params(spec) for spec in
+                                scenario.requests}
         self.pending = sorted(scenario.requests, key=lambda s: (s.arrival_step, s.index))
         self.by_id: dict[str, Request] = {}
         self.finished_step: dict[str, int] = {}
@@ -445,6 +470,9 @@ class OracleEngine:
         self.sched_step = 0
         self.steps: list[dict[str, Any]] = []
         self.crash: dict[str, Any] | None = None
+        # Outcomes that returned more tokens than 1 + the drafts scheduled (no real runner
+        # can): vLLM's arithmetic then runs outside its design, so flag them in the trace.
+        self.overfull: list[dict[str, Any]] = []
         self.timer: CallTimer | None = None
 
     # ---- the loop -------------------------------------------------------------------------
@@ -510,12 +538,10 @@ class OracleEngine:
         arrivals: list[str] = []
         while self.pending and self.pending[0].arrival_step <= step:
             spec = self.pending.pop(0)
-            params = SamplingParams(max_tokens=spec.max_tokens, min_tokens=spec.min_tokens)
-            params.update_from_generation_config({}, eos_token_id=EOS_TOKEN_ID)
             request = Request(
                 request_id=spec.request_id,
                 prompt_token_ids=list(spec.prompt_token_ids),
-                sampling_params=params,
+                sampling_params=self.sampling_params[spec.request_id],
                 pooling_params=None,
                 arrival_time=spec.arrival_time,
                 priority=spec.priority,
@@ -539,15 +565,16 @@ class OracleEngine:
             if self.timer is None:
                 output = scheduler.schedule()
             else:
-                start = time.perf_counter()
+                start = self.timer.clock()
                 output = scheduler.schedule()
-                self.timer.seconds += time.perf_counter() - start
+                self.timer.seconds += self.timer.clock() - start
                 self.timer.steps += 1
                 self.timer.scheduled += len(output.num_scheduled_tokens)
         except Exception as error:  # the real scheduler's own assertion (SPEC S20)
             self.crash = {
                 "step": step,
                 "sched_step": self.sched_step,
+                "phase": "schedule",
                 "error": f"{type(error).__name__}: {error}",
             }
             raise OracleCrash(self.crash["error"]) from error
@@ -573,17 +600,33 @@ class OracleEngine:
         """Feed one batch's tokens to ``update_from_output`` and record what finished."""
         output = batch.output
         request_ids = list(output.num_scheduled_tokens)
+        spec = output.scheduled_spec_decode_tokens
+        # vLLM trims these lists in place at a stop, so judge "overfull" beforehand.
+        overfull = [rid for rid in request_ids
+                    if len(batch.sampled[rid]) > 1 + len(spec.get(rid, ()))]
+        self.overfull.extend({"step": step, "sched_step": batch.sched_step, "request": rid}
+                             for rid in overfull)
         runner_output = ModelRunnerOutput(
             req_ids=request_ids,
             req_id_to_index={rid: index for index, rid in enumerate(request_ids)},
-            sampled_token_ids=[batch.sampled[rid] for rid in request_ids],
+            sampled_token_ids=[list(batch.sampled[rid]) for rid in request_ids],
         )
-        if self.timer is None:
-            engine_outputs = self.scheduler.update_from_output(output, runner_output)
-        else:
-            start = time.perf_counter()
-            engine_outputs = self.scheduler.update_from_output(output, runner_output)
-            self.timer.seconds += time.perf_counter() - start
+        try:
+            if self.timer is None:
+                engine_outputs = self.scheduler.update_from_output(output, runner_output)
+            else:
+                start = self.timer.clock()
+                engine_outputs = self.scheduler.update_from_output(output, runner_output)
+                self.timer.seconds += self.timer.clock() - start
+        except Exception as error:  # e.g. more tokens returned than drafts were scheduled
+            self.crash = {
+                "step": step,
+                "sched_step": batch.sched_step,
+                "phase": "update_from_output",
+                "error": f"{type(error).__name__}: {error}",
+                "overfull": overfull,
+            }
+            raise OracleCrash(self.crash["error"]) from error
         reasons: dict[str, str] = {}
         for outputs in engine_outputs.values():
             for item in outputs.outputs:
@@ -615,9 +658,9 @@ class OracleEngine:
             if self.timer is None:
                 self.scheduler.update_draft_token_ids(drafts)
             else:
-                start = time.perf_counter()
+                start = self.timer.clock()
                 self.scheduler.update_draft_token_ids(drafts)
-                self.timer.seconds += time.perf_counter() - start
+                self.timer.seconds += self.timer.clock() - start
             if record is not None:
                 for request_id, count in proposed.items():
                     if request_id in record["requests"]:
@@ -670,6 +713,8 @@ class OracleEngine:
         }
         if self.crash is not None:
             trace["crash"] = self.crash
+        if self.overfull:
+            trace["overfull_outcomes"] = self.overfull
         return trace
 
 
@@ -703,10 +748,10 @@ def replay(raw: dict[str, Any] | Scenario) -> dict[str, Any]:
     return OracleEngine(scenario).run().trace()
 
 
-def measure(raw: dict[str, Any]) -> dict[str, Any]:
+def measure(raw: dict[str, Any], clock: str = "wall") -> dict[str, Any]:
     """Replay ``raw`` with tracing off and time only the scheduler's own calls."""
     engine = OracleEngine(parse_scenario(raw), tracing=False)
-    timer = CallTimer()
+    timer = CallTimer(clock=CLOCKS[clock])
     engine.timer = timer
     engine.run()
     seconds = timer.seconds
@@ -719,6 +764,7 @@ def measure(raw: dict[str, Any]) -> dict[str, Any]:
         "us_per_scheduled_request": round(1e6 * seconds / timer.scheduled, 2)
         if timer.scheduled else None,
         "scheduled_requests": timer.scheduled,
+        "clock": clock,
         "crashed": engine.crash is not None,
     }
 
@@ -767,6 +813,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--time", action="store_true", help="time the scheduler's own calls")
     parser.add_argument("--repeat", type=int, default=3, help="--time runs; fastest reported")
     parser.add_argument("--json", action="store_true", help="--time: one JSON object a line")
+    parser.add_argument("--clock", choices=sorted(CLOCKS), default="wall",
+                        help="--time: wall (perf_counter, as bench/ledger_bench.py) or cpu "
+                             "(this thread's CPU time, steadier on a busy machine)")
     parser.add_argument("--check-golden", type=Path, metavar="DIR",
                         help="replay DIR's scenarios and compare with their recorded traces")
     args = parser.parse_args(argv)
@@ -789,7 +838,7 @@ def run_files(args: argparse.Namespace) -> int:
         if args.time:
             items = raw if isinstance(raw, list) else [raw]
             for item in items:
-                runs = [measure(item) for _ in range(max(args.repeat, 1))]
+                runs = [measure(item, args.clock) for _ in range(max(args.repeat, 1))]
                 best = min(runs, key=lambda r: r["seconds"])
                 if args.json:
                     print(json.dumps(best), flush=True)
