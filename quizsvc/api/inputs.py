@@ -5,6 +5,8 @@ surrogate (JSON allows ``"\\ud800"``); both would otherwise fail deep in a query
 only on one backend. JSON nested past ``MAX_JSON_DEPTH`` levels, numbers past Python's digit
 limit and the non-JSON constants ``NaN``/``Infinity`` are refused at parse time for the same
 reason. Everything here answers 422 naming the location (404 for a path: no id holds a NUL).
+A chunked body (no Content-Length) that reaches ``MAX_CONTENT_LENGTH`` is a 413: werkzeug would
+otherwise hand the view the first ``MAX_CONTENT_LENGTH`` bytes as if that were the whole body.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import sys
 from typing import Any
 
 from flask import Flask, request
+from werkzeug.exceptions import RequestEntityTooLarge
 
 from quizsvc.errors import Invalid, NotFound
 
@@ -101,6 +104,18 @@ def refuse_unstorable_request_text() -> None:
                 raise Invalid(key, problem, location="form")
 
 
+def refuse_cut_chunked_body() -> None:
+    """Refuse a chunked body that reaches ``MAX_CONTENT_LENGTH`` (413) instead of cutting it."""
+    limit = request.max_content_length
+    if limit is None or request.content_length is not None:
+        return
+    if "chunked" not in request.headers.get("Transfer-Encoding", "").lower():
+        return
+    if len(request.get_data(cache=True)) >= limit:
+        raise RequestEntityTooLarge()
+
+
 def init_app(app: Flask) -> None:
-    """Install the request-text check ahead of every other ``before_request`` hook."""
-    app.before_request_funcs.setdefault(None, []).insert(0, refuse_unstorable_request_text)
+    """Install the body-size and request-text checks ahead of every other hook."""
+    hooks = app.before_request_funcs.setdefault(None, [])
+    hooks[0:0] = [refuse_cut_chunked_body, refuse_unstorable_request_text]
