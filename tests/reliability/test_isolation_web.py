@@ -1,0 +1,334 @@
+"""Browsers are kept apart on the pages too, and forms from another site are refused.
+
+tests/api/test_isolation.py attacks every API endpoint; this attacks every page route the same
+way: Alice studies through the pages, Mallory (another browser) uses each route with Alice's
+session, attempt and variant ids, and Alice's data must be unchanged (her export and her
+attempt page, byte for byte). ``test_every_page_route_has_an_attack`` fails when a route is
+added without one. Then the CSRF defence: a form posted from another site carries Alice's
+cookies but not her token, and every state-changing route, page or API, refuses it with 403
+and changes nothing. Link codes work once and expire, through the pages as through the API.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from quizsvc.store import backup
+from quizsvc.store.models import ServedVariant
+from tests.reliability.support import wrong_answer
+
+LESSON = "vllm-v1-ledger"
+SECTION_NOTE = "alice's own words"
+
+
+class PageBrowser:
+    """One browser on the pages: cookies kept, forms posted with the hidden CSRF field."""
+
+    def __init__(self, app: Any) -> None:
+        self.client = app.test_client()
+        self.client.get("/")
+
+    @property
+    def csrf(self) -> str:
+        """Return this browser's csrf_token cookie."""
+        return self.client.get_cookie("csrf_token").value
+
+    def get(self, url: str) -> Any:
+        """GET a page."""
+        return self.client.get(url)
+
+    def post(self, url: str, **fields: Any) -> Any:
+        """Post a form as the page would (with the hidden CSRF field)."""
+        return self.client.post(url, data={"csrf_token": self.csrf, **fields})
+
+    def export(self) -> Any:
+        """Return this learner's data as the API exports it."""
+        return self.client.get("/api/export").json
+
+
+@dataclass
+class Alice:
+    """What Alice owns, by id, and how to look at it."""
+
+    browser: PageBrowser
+    session_url: str
+    open_variant: str
+    attempt_id: int
+    code: str
+    section: str
+
+
+def hidden_fields(html: str) -> dict[str, str]:
+    """Return a question page's hidden variant id and idempotency key."""
+    return dict(re.findall(r'name="(variant_id|idempotency_key)" value="([^"]+)"', html))
+
+
+@pytest.fixture
+def alice(app: Any, db: Any, bank: Any) -> Alice:
+    """Let Alice answer one question wrong, leave the next one open, self-assess, make a code."""
+    browser = PageBrowser(app)
+    started = browser.post("/study", mode="quiz", lesson=LESSON, size="3")
+    session_url = started.headers["Location"]
+    hidden = hidden_fields(browser.get(session_url).get_data(as_text=True))
+    served = db.get(ServedVariant, hidden["variant_id"])
+    variant = bank.variant(served.question_id, served.seed)
+    wrong = wrong_answer(variant)
+    assert wrong != variant.answer
+    answered = browser.post(f"{session_url}/answer", **hidden, **form_fields(wrong, served, bank))
+    assert answered.status_code == 303, answered.get_data(as_text=True)[:500]
+    attempt_id = int(answered.headers["Location"].rstrip("/").split("/")[-1])
+    open_variant = hidden_fields(browser.get(session_url).get_data(as_text=True))["variant_id"]
+    section = next(iter(bank.lessons.values())).sections[0].id
+    saved = browser.post(f"/lessons/{LESSON}/self-assessment", ref=section, rating="2",
+                         note=SECTION_NOTE)
+    assert saved.status_code == 303
+    code = re.search(r'id="link-code">([^<]+)<', browser.post("/link/code").get_data(
+        as_text=True)).group(1)
+    return Alice(browser, session_url, open_variant, attempt_id, code, section)
+
+
+def form_fields(value: Any, served: Any, bank: Any) -> dict[str, Any]:
+    """Return the form fields a page posts for an answer ``value``."""
+    variant = bank.variant(served.question_id, served.seed)
+    kind = variant.input.type
+    if kind == "vector":
+        return {f"answer.{i}": str(v) for i, v in enumerate(value)}
+    if kind == "order":
+        return {f"position.{option}": str(i) for i, option in enumerate(value, start=1)}
+    if kind == "multi":
+        return {"answer": list(value)}
+    return {"answer": str(value)}
+
+
+def snapshot(alice: Alice) -> tuple[Any, str]:
+    """Return what must not change: Alice's export and her attempt page."""
+    page = alice.browser.get(f"{alice.session_url}/attempts/{alice.attempt_id}")
+    return alice.browser.export(), page.get_data(as_text=True)
+
+
+ATTACKS: dict[tuple[str, str], Callable[[PageBrowser, Alice], None]] = {}
+
+
+def attack(method: str, rule: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """Register the attack on one page route."""
+    def register(fn: Callable[..., None]) -> Callable[..., None]:
+        ATTACKS[(method, rule)] = fn
+        return fn
+    return register
+
+
+def status(response: Any, expected: int) -> str:
+    """Check a response's status; return its HTML."""
+    html = response.get_data(as_text=True)
+    assert response.status_code == expected, html[:300]
+    return html
+
+
+def own_session(mallory: PageBrowser) -> str:
+    """Start a session of Mallory's own and return its URL."""
+    return mallory.post("/study", mode="quiz", lesson=LESSON, size="2").headers["Location"]
+
+
+@attack("GET", "/")
+def home(mallory, a):
+    assert SECTION_NOTE not in status(mallory.get("/"), 200)
+
+
+@attack("GET", "/lessons")
+def lessons(mallory, a):
+    status(mallory.get("/lessons"), 200)
+
+
+@attack("GET", "/lessons/<lesson_id>")
+def read_the_lesson_while_alice_has_a_question_open(mallory, a):
+    assert SECTION_NOTE not in status(mallory.get(f"/lessons/{LESSON}"), 200)
+
+
+@attack("POST", "/lessons/<lesson_id>/self-assessment")
+def self_assess_the_same_section(mallory, a):
+    status(mallory.post(f"/lessons/{LESSON}/self-assessment", ref=a.section, rating="4",
+                        note="mallory"), 303)
+
+
+@attack("GET", "/quiz")
+def quiz(mallory, a):
+    status(mallory.get("/quiz"), 200)
+
+
+@attack("GET", "/review")
+def review(mallory, a):
+    status(mallory.get("/review"), 200)
+
+
+@attack("GET", "/flashcards")
+def flashcards(mallory, a):
+    status(mallory.get("/flashcards"), 200)
+
+
+@attack("POST", "/study")
+def start_own(mallory, a):
+    assert own_session(mallory).startswith("/study/")
+
+
+@attack("GET", "/study/<session_id>")
+def take_alices_question(mallory, a):
+    status(mallory.get(a.session_url), 404)
+
+
+@attack("POST", "/study/<session_id>/answer")
+def answer_alices_variant(mallory, a):
+    fields = {"variant_id": a.open_variant, "idempotency_key": "m-1", "answer.0": "1",
+              "answer.1": "1", "answer": "x"}
+    status(mallory.post(f"{a.session_url}/answer", **fields), 404)
+    mine = own_session(mallory)
+    assert mallory.post(f"{mine}/answer", **fields).status_code in (303, 422)
+
+
+@attack("GET", "/study/<session_id>/attempts/<int:attempt_id>")
+def read_alices_attempt(mallory, a):
+    status(mallory.get(f"{a.session_url}/attempts/{a.attempt_id}"), 404)
+    status(mallory.get(f"{own_session(mallory)}/attempts/{a.attempt_id}"), 404)
+
+
+@attack("POST", "/study/<session_id>/attempts/<int:attempt_id>/explanation")
+def explain_to_see_alices_answer(mallory, a):
+    status(mallory.post(f"{a.session_url}/attempts/{a.attempt_id}/explanation",
+                        explanation="show me"), 404)
+
+
+@attack("POST", "/study/<session_id>/attempts/<int:attempt_id>/rating")
+def rate_alices_attempt(mallory, a):
+    status(mallory.post(f"{a.session_url}/attempts/{a.attempt_id}/rating", rating="easy"), 404)
+
+
+@attack("GET", "/progress")
+def progress(mallory, a):
+    html = status(mallory.get("/progress"), 200)
+    assert SECTION_NOTE not in html
+
+
+@attack("GET", "/link")
+def link_page(mallory, a):
+    status(mallory.get("/link"), 200)
+
+
+@attack("POST", "/link/code")
+def own_code(mallory, a):
+    assert a.code not in status(mallory.post("/link/code"), 200)
+
+
+@attack("POST", "/link/redeem")
+def guess_a_code(mallory, a):
+    status(mallory.post("/link/redeem", code="AAAA-AAAA-AAAA"), 422)
+
+
+@attack("GET", "/simulator")
+def simulator(mallory, a):
+    status(mallory.get("/simulator"), 200)
+
+
+@attack("GET", "/simulator/plan")
+def simulator_plan(mallory, a):
+    assert mallory.get("/simulator/plan").status_code == 200
+
+
+def page_routes(app: Any) -> set[tuple[str, str]]:
+    """Return every (method, rule) of the pages (not the API, not static files)."""
+    return {(method, rule.rule) for rule in app.url_map.iter_rules()
+            if not rule.rule.startswith(("/api/", "/static", "/healthz", "/readyz"))
+            and rule.endpoint.startswith("web.") and not rule.endpoint.endswith("static")
+            for method in rule.methods - {"HEAD", "OPTIONS"}}
+
+
+def test_every_page_route_has_an_attack(app):
+    assert page_routes(app) == set(ATTACKS)
+
+
+@pytest.mark.parametrize("route", sorted(ATTACKS), ids=lambda r: f"{r[0]} {r[1]}")
+def test_another_browser_cannot_read_change_or_grade_alices_data_through_the_pages(
+        route, alice, app):
+    before = snapshot(alice)
+    ATTACKS[route](PageBrowser(app), alice)
+    after = snapshot(alice)
+    assert after == before
+    assert after[0]["attempts"][0]["revealed_at"] is None  # still closed until she explains
+
+
+# ---------------------------------------------------------------- cross-site forms (CSRF)
+
+
+STATE_CHANGES = [
+    ("/study", {"mode": "quiz", "lesson": LESSON, "size": "3"}),
+    ("/lessons/{lesson}/self-assessment", {"ref": "{section}", "rating": "4", "note": "evil"}),
+    ("{session}/answer", {"variant_id": "{variant}", "idempotency_key": "x", "answer.0": "1",
+                          "answer.1": "1"}),
+    ("{session}/attempts/{attempt}/explanation", {"explanation": "evil"}),
+    ("{session}/attempts/{attempt}/rating", {"rating": "again"}),
+    ("/link/code", {}),
+    ("/link/redeem", {"code": "{code}"}),
+    ("/api/link-codes", {}),
+    ("/api/sessions", {"lesson": LESSON}),
+    ("/api/attempts/{attempt}/explanation", {"explanation": "evil"}),
+]
+
+
+def forged(alice: Alice, template: str) -> str:
+    """Fill Alice's ids into a URL or field template."""
+    return template.format(lesson=LESSON, session=alice.session_url, variant=alice.open_variant,
+                           attempt=alice.attempt_id, code=alice.code, section=alice.section)
+
+
+@pytest.mark.parametrize(("url", "fields"), STATE_CHANGES, ids=[u for u, _ in STATE_CHANGES])
+@pytest.mark.parametrize("token", ["none", "attacker's own", "attacker's own, cookie planted"])
+def test_a_form_posted_from_another_site_with_alices_cookies_is_refused(alice, app, db, url,
+                                                                        fields, token):
+    attacker = PageBrowser(app)  # the attacker's own browser: a valid token, for it only
+    victim = alice.browser.client  # carries Alice's cookies, as her browser would
+    form = {name: forged(alice, value) for name, value in fields.items()}
+    if token != "none":
+        form["csrf_token"] = attacker.csrf
+    own_token = alice.browser.csrf
+    if token.endswith("planted"):
+        victim.set_cookie("csrf_token", attacker.csrf)  # cookie tossing from a sibling domain
+    before = alice.browser.export(), backup.dump(db.connection())
+    response = victim.post(forged(alice, url), data=form,
+                           headers={"Origin": "http://evil.example",
+                                    "Referer": "http://evil.example/form.html"})
+    assert response.status_code == 403, response.get_data(as_text=True)[:300]
+    victim.set_cookie("csrf_token", own_token)
+    assert (alice.browser.export(), backup.dump(db.connection())) == before
+
+
+# ---------------------------------------------------------------- link codes through the pages
+
+
+def code_from(html: str) -> str:
+    """Return the link code a page shows."""
+    return re.search(r'id="link-code">([^<]+)<', html).group(1)
+
+
+def test_a_link_code_links_once_then_is_gone(app, db):
+    laptop, phone, tablet = PageBrowser(app), PageBrowser(app), PageBrowser(app)
+    code = code_from(laptop.post("/link/code").get_data(as_text=True))
+    assert code not in json.dumps(backup.dump(db.connection()))  # only its hash is kept
+    status(phone.post("/link/redeem", code=code), 200)
+    assert phone.client.get("/api/me").json["learner"] == laptop.client.get("/api/me").json[
+        "learner"]
+    status(tablet.post("/link/redeem", code=code), 410)
+    assert tablet.client.get("/api/me").json["learner"] != laptop.client.get("/api/me").json[
+        "learner"]
+
+
+def test_a_link_code_expires(app, clock):
+    laptop, phone = PageBrowser(app), PageBrowser(app)
+    code = code_from(laptop.post("/link/code").get_data(as_text=True))
+    clock.advance(seconds=app.config["LINK_CODE_TTL_SECONDS"] + 1)
+    status(phone.post("/link/redeem", code=code), 410)
+    assert phone.client.get("/api/me").json["linked"] is False
+
