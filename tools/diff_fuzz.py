@@ -67,7 +67,8 @@ def random_config(rng: random.Random) -> dict[str, Any]:
     # KV pressure: from a handful of blocks (preemption, head-of-line blocking) to ample.
     tight = max(2, max_model_len // block_size + 1)
     config["num_gpu_blocks"] = rng.choice(
-        (tight, tight + 1, tight + rng.randint(1, 6), rng.randint(tight, 4 * tight), 1000)
+        (tight, tight + 1, tight + rng.randint(1, 6), rng.randint(tight, 2 * tight),
+         rng.randint(tight, 4 * tight), 1000)
     )
     if rng.random() < 0.5:
         config["long_prefill_token_threshold"] = rng.choice((1, 2, 3, 4, 5, 8))
@@ -122,18 +123,27 @@ def random_scenario(rng: random.Random, name: str) -> dict[str, Any]:
     max_model_len = config["max_model_len"]
     prefixes = [[rng.randint(1000, 9000) for _ in range(max_model_len)] for _ in range(2)]
     requests: list[dict[str, Any]] = []
-    for index in range(rng.choice((1, 2, rng.randint(1, 5), rng.randint(3, 8)))):
+    block_size = config["block_size"]
+    for index in range(rng.choice((1, 2, rng.randint(2, 5), rng.randint(3, 8),
+                                   rng.randint(4, 8)))):
         length = rng.choice((1, 2, rng.randint(1, 8), rng.randint(1, max_model_len - 1),
+                             rng.randint(max_model_len // 4, max_model_len - 1),
                              rng.randint(1, max(1, max_model_len // 2))))
         request: dict[str, Any] = {"id": f"r{index}"}
-        if config.get("enable_prefix_caching") and rng.random() < 0.6:
-            shared = rng.randint(0, length)
+        if config.get("enable_prefix_caching") and rng.random() < 0.7:
+            # Mostly whole shared blocks (+ a token or two), so later arrivals hit the cache.
+            shared = rng.choice((rng.randint(0, length),
+                                 min(length, block_size * rng.randint(1, 4)),
+                                 min(length, block_size * rng.randint(1, 4) + rng.randint(0, 2)),
+                                 length))
             tail = [rng.randint(10000, 20000) for _ in range(length - shared)]
             request["prompt_token_ids"] = rng.choice(prefixes)[:shared] + tail
         else:
             request["prompt_len"] = length
-        request["max_tokens"] = rng.choice((1, 2, 3, rng.randint(1, 12), rng.randint(1, 40)))
-        request["arrival_step"] = rng.choice((0, 0, rng.randint(0, 4), rng.randint(0, 20)))
+        request["max_tokens"] = rng.choice((1, 2, 3, rng.randint(1, 12), rng.randint(4, 40),
+                                            rng.randint(10, 60)))
+        request["arrival_step"] = rng.choice((0, 0, rng.randint(0, 4), rng.randint(0, 20),
+                                              rng.randint(index, 3 * index + 2)))
         if config.get("policy") == "priority":
             request["priority"] = rng.randint(-1, 3)
         if rng.random() < 0.1:
@@ -168,6 +178,7 @@ class Verdict:
     compared: list[str] = field(default_factory=list)
     strict: list[str] = field(default_factory=list)
     note: str = ""
+    events: Counter[str] = field(default_factory=Counter)
 
     @property
     def disagrees(self) -> bool:
@@ -199,7 +210,8 @@ def judge(scenario: dict[str, Any]) -> Verdict:
     crash = expected.get("crash") or {}
     vllm_crash = f"{crash['error']} in {crash['phase']}" if crash else ""
     if vllm_crash and ledger_crash:
-        return Verdict("both_crash", note=f"vllm: {vllm_crash}; ledger: {ledger_crash}")
+        return Verdict("both_crash", note=f"vllm: {vllm_crash}; ledger: {ledger_crash}",
+                       events=events(expected))
     verdict = compare_sides(expected, actual, vllm_crash, ledger_crash)
     overfull = expected.get("overfull_outcomes", [])
     if verdict.disagrees and overfull:
@@ -209,9 +221,11 @@ def judge(scenario: dict[str, Any]) -> Verdict:
             # The script returned more tokens than 1 + the drafts scheduled before the sides
             # parted: no real runner does that (vLLM's placeholders go negative under async).
             first = overfull[0]
-            return Verdict("overfull_outcome", verdict.compared, verdict.strict,
-                           note=f"{first['request']} got more tokens than 1 + drafts "
-                           f"scheduled at step {first['step']}; {verdict.kind}: {verdict.note}")
+            verdict = Verdict("overfull_outcome", verdict.compared, verdict.strict,
+                              note=f"{first['request']} got more tokens than 1 + drafts "
+                              f"scheduled at step {first['step']}; {verdict.kind}: "
+                              f"{verdict.note}")
+    verdict.events = events(expected)
     return verdict
 
 
@@ -242,6 +256,33 @@ def compare_sides(expected: dict[str, Any], actual: dict[str, Any] | None, vllm_
     if strict:
         return Verdict("strict", [], strict)
     return Verdict("agree")
+
+
+def events(trace: dict[str, Any]) -> Counter[str]:
+    """Count what the real scheduler did in a trace, to show how deep the fuzzing went."""
+    seen: Counter[str] = Counter()
+    for step in trace["steps"]:
+        schedule, update = step["schedule"], step["update"]
+        seen["steps"] += 1
+        if schedule:
+            seen["preemptions"] += len(schedule["preempted_ids"])
+            seen["resumed"] += sum(
+                1 for rid in schedule["new_req_ids"] + schedule["resumed_req_ids"]
+                if step["requests"][rid]["before_schedule"]["num_preemptions"] > 0
+            )
+            seen["prefix_hits"] += sum(
+                1 for n in schedule.get("new_req_num_computed_tokens", {}).values() if n > 0
+            )
+            seen["drafts_verified"] += sum(schedule["scheduled_spec_decode_tokens"].values())
+            seen["empty_schedules"] += schedule["total_num_scheduled_tokens"] == 0
+            seen["partial_prefills"] += (len(schedule["num_scheduled_tokens"])
+                                         - len(schedule["sampling_req_ids"]))
+        if update:
+            for reason in update["finish_reasons"].values():
+                seen[f"finished_{reason}"] += 1
+        seen["aborted"] += len(step["aborted"])
+    seen["crash"] += "crash" in trace
+    return seen
 
 
 def first_step(lines: list[str]) -> int | None:
@@ -383,6 +424,7 @@ def main(argv: list[str] | None = None) -> int:
     rng = random.Random(args.seed)
     kinds: Counter[str] = Counter()
     reasons: Counter[str] = Counter()
+    happened: Counter[str] = Counter()
     features: Counter[str] = Counter()
     started = time.monotonic()
     if args.scenario:
@@ -396,6 +438,7 @@ def main(argv: list[str] | None = None) -> int:
     for scenario in pool:
         features.update(describe(scenario))
         verdict = judge(scenario)
+        happened.update(verdict.events)
         kinds[verdict.kind] += 1
         if verdict.kind in ("vllm_rejects_config", "both_crash"):
             reasons[verdict.kind + ": " + verdict.note.split(" [type=")[0][:200]] += 1
@@ -424,6 +467,7 @@ def main(argv: list[str] | None = None) -> int:
     for reason, count in sorted(reasons.items()):
         print(f"  {count} x {reason}")
     print("features covered: " + ", ".join(f"{f} {n}" for f, n in sorted(features.items())))
+    print("what vLLM did: " + ", ".join(f"{e} {n}" for e, n in sorted(happened.items())))
     if groups:
         print(f"disagreements by kind (scenarios written to {out}):")
         for (kind, fields), names in sorted(groups.items(), key=lambda item: -len(item[1])):
