@@ -1,0 +1,318 @@
+"""Drive the real service with N concurrent learners and find the load it carries within target.
+
+The service runs as ``quizsvc serve`` (gunicorn, ``--workers``) on a scratch database; a
+separate driver process runs N learner threads over loopback, each doing what a learner does:
+start a quiz session, fetch the next question, answer it (a guess of the right shape built from
+the served payload alone, as any client would), sometimes rate it, and go on, with no pause
+(``--think-ms`` adds one). Each load level runs for ``--seconds``; for each it prints requests
+and answers per second, p50/p99/max latency and errors by status, then the highest load whose
+p99 stays under ``--p99-ms`` (default 100 ms) with no error (issue 6's target), counted in
+concurrent learners (each of them keeps one request in flight: N learners = N requests at once).
+
+    .venv/bin/python bench/load.py [--backend postgresql|sqlite] [--workers 2]
+                                   [--learners 1,2,4,8,16,32] [--seconds 10] [--think-ms 0]
+
+PostgreSQL: a scratch database ``quizsvc_load`` is created on the server of
+``QUIZSVC_BENCH_POSTGRES_URL`` (default ``postgresql+psycopg://postgres@127.0.0.1:5432/postgres``)
+and dropped afterwards. Everything talks to 127.0.0.1 only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import multiprocessing
+import os
+import random
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.cookies import SimpleCookie
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+HOST = "127.0.0.1"
+DEFAULT_PG_SERVER = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
+LOAD_DATABASE = "quizsvc_load"
+LESSON = "vllm-v1-ledger"
+SESSION_SIZE = 10
+TIMEOUT = 10.0  # seconds; a reply slower than this counts as an error
+
+
+# ---------------------------------------------------------------- one learner over HTTP
+
+
+@dataclass
+class Sample:
+    """One request as the driver saw it."""
+
+    kind: str
+    seconds: float
+    status: int  # 0: no reply (refused, reset, timed out)
+
+
+@dataclass
+class Learner:
+    """One browser: cookies kept, the CSRF cookie echoed on state changes."""
+
+    port: int
+    samples: list[Sample] = field(default_factory=list)
+    cookies: dict[str, str] = field(default_factory=dict)
+
+    def call(self, kind: str, method: str, path: str, body: Any = None) -> Any:
+        """Send one request on a new connection; record it; return the JSON body or None."""
+        headers = {}
+        if self.cookies:
+            headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
+        if method != "GET":
+            headers["X-CSRF-Token"] = self.cookies.get("csrf_token", "")
+        payload = None
+        if body is not None:
+            payload = json.dumps(body).encode()
+            headers["Content-Type"] = "application/json"
+            if kind == "answer":
+                headers["Idempotency-Key"] = f"{id(self)}-{len(self.samples)}"
+        began = time.perf_counter()
+        connection = http.client.HTTPConnection(HOST, self.port, timeout=TIMEOUT)
+        try:
+            connection.request(method, path, body=payload, headers=headers)
+            response = connection.getresponse()
+            data = response.read()
+            status = response.status
+            for line in response.headers.get_all("Set-Cookie") or []:
+                jar: SimpleCookie = SimpleCookie()
+                jar.load(line)
+                self.cookies.update({name: morsel.value for name, morsel in jar.items()})
+        except OSError:
+            data, status = b"", 0
+        finally:
+            connection.close()
+        self.samples.append(Sample(kind, time.perf_counter() - began, status))
+        if not 200 <= status < 300:
+            return None
+        return json.loads(data) if data else {}
+
+
+def guess(question: dict[str, Any], rng: random.Random) -> Any:
+    """Return an answer of the shape the question asks for, from the payload alone."""
+    shape = question["input"]
+    options = [option["id"] for option in shape.get("options") or []]
+    kind = shape["type"]
+    if kind == "vector":
+        return [rng.randint(0, 8) for _ in range(shape.get("length") or 1)]
+    if kind == "integer":
+        return rng.randint(0, 8)
+    if kind == "order":
+        return rng.sample(options, len(options))
+    if kind == "multi":
+        return rng.sample(options, rng.randint(1, len(options)))
+    if kind == "choice":
+        return rng.choice(options)
+    if kind == "text":
+        return "because the budget ran out"
+    return None  # flashcard
+
+
+def study(learner: Learner, stop_at: float, think: float, seed: int) -> None:
+    """Answer quiz questions until ``stop_at``: start, next, answer, sometimes rate."""
+    rng = random.Random(seed)
+    while time.monotonic() < stop_at:
+        session = learner.call("start", "POST", "/api/sessions",
+                               {"lesson": LESSON, "mode": "quiz", "size": SESSION_SIZE})
+        if session is None:
+            time.sleep(0.05)
+            continue
+        for _ in range(SESSION_SIZE):
+            if time.monotonic() >= stop_at:
+                return
+            item = learner.call("next", "GET", f"/api/sessions/{session['id']}/next")
+            if item is None or item["done"]:
+                break
+            question = item["question"]
+            time.sleep(think)
+            result = learner.call("answer", "POST", "/api/attempts", {
+                "variant_id": question["variant_id"], "answer": guess(question, rng)})
+            if result is not None and result.get("correct") and rng.random() < 0.3:
+                learner.call("rate", "POST", f"/api/attempts/{result['id']}/rating",
+                             {"rating": rng.choice(["hard", "easy"])})
+
+
+def drive(port: int, learners: int, seconds: float, think: float, out: Any) -> None:
+    """Run ``learners`` threads in this (separate) process; send back their samples."""
+    crowd = [Learner(port) for _ in range(learners)]
+    for learner in crowd:
+        learner.call("me", "GET", "/api/me")
+        learner.samples.clear()  # getting the cookie is not part of the load
+    stop_at = time.monotonic() + seconds
+    threads = [threading.Thread(target=study, args=(learner, stop_at, think, i))
+               for i, learner in enumerate(crowd)]
+    began = time.monotonic()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=seconds + 2 * TIMEOUT + 30)
+    elapsed = time.monotonic() - began
+    out.put((elapsed, [(s.kind, s.seconds, s.status) for learner in crowd
+                       for s in learner.samples]))
+
+
+# ---------------------------------------------------------------- figures
+
+
+@dataclass
+class Level:
+    """The figures of one load level."""
+
+    learners: int
+    seconds: float
+    requests: int
+    answers: int
+    p50_ms: float
+    p99_ms: float
+    max_ms: float
+    errors: Counter[int]
+
+    @property
+    def rps(self) -> float:
+        """Return requests per second."""
+        return self.requests / self.seconds
+
+    def within(self, p99_ms: float) -> bool:
+        """Tell whether this level met the target: no error, p99 under ``p99_ms``."""
+        return not self.errors and self.p99_ms < p99_ms
+
+
+def measure(port: int, learners: int, seconds: float, think: float) -> Level:
+    """Drive the service with ``learners`` from another process; return the figures."""
+    context = multiprocessing.get_context("spawn")
+    out = context.Queue()
+    process = context.Process(target=drive, args=(port, learners, seconds, think, out))
+    process.start()
+    elapsed, samples = out.get(timeout=seconds + 4 * TIMEOUT + 120)
+    process.join(timeout=60)
+    latencies = sorted(seconds_ for _, seconds_, _ in samples) or [0.0]
+    errors = Counter(status for _, _, status in samples if not 200 <= status < 300)
+    answers = sum(1 for kind, _, status in samples if kind == "answer" and 200 <= status < 300)
+    return Level(learners, elapsed, len(samples), answers,
+                 1000 * statistics.median(latencies),
+                 1000 * latencies[min(len(latencies) - 1, int(0.99 * len(latencies)))],
+                 1000 * latencies[-1], errors)
+
+
+# ---------------------------------------------------------------- the service
+
+
+def free_port() -> int:
+    """Return a free loopback port."""
+    with socket.socket() as sock:
+        sock.bind((HOST, 0))
+        return sock.getsockname()[1]
+
+
+def scratch_database(backend: str, folder: Path) -> tuple[str, Callable[[], None]]:
+    """Create an empty database; return its URL and a function that drops it."""
+    if backend == "sqlite":
+        return f"sqlite:///{folder / 'load.sqlite3'}", lambda: None
+    from sqlalchemy import create_engine
+    from sqlalchemy.engine import make_url
+
+    server = make_url(os.environ.get("QUIZSVC_BENCH_POSTGRES_URL", DEFAULT_PG_SERVER))
+    admin = create_engine(server, isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.exec_driver_sql(f"DROP DATABASE IF EXISTS {LOAD_DATABASE} WITH (FORCE)")
+        connection.exec_driver_sql(f"CREATE DATABASE {LOAD_DATABASE}")
+
+    def drop() -> None:
+        with admin.connect() as connection:
+            connection.exec_driver_sql(f"DROP DATABASE IF EXISTS {LOAD_DATABASE} WITH (FORCE)")
+        admin.dispose()
+
+    return server.set(database=LOAD_DATABASE).render_as_string(hide_password=False), drop
+
+
+def start_service(url: str, workers: int, bank_dir: Path, log: Path) -> tuple[Any, int]:
+    """Migrate, then run ``quizsvc serve`` on a free port; wait for /readyz."""
+    env = {**os.environ, "QUIZSVC_DATABASE_URL": url, "QUIZSVC_BANK_DIR": str(bank_dir),
+           "QUIZSVC_WORKERS": str(workers), "QUIZSVC_SECRET_KEY": os.urandom(16).hex()}
+    cli = [sys.executable, "-m", "quizsvc.cli"]
+    subprocess.run([*cli, "db", "upgrade"], env=env, check=True, capture_output=True,
+                   timeout=120)
+    port = free_port()
+    with log.open("wb") as sink:
+        process = subprocess.Popen([*cli, "serve", "--host", HOST, "--port", str(port)],
+                                   env=env, stdout=sink, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            connection = http.client.HTTPConnection(HOST, port, timeout=5)
+            connection.request("GET", "/readyz")
+            if connection.getresponse().status == 200:
+                return process, port
+        except OSError:
+            pass
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            raise RuntimeError(f"quizsvc serve did not start; see {log}")
+        time.sleep(0.1)
+
+
+def main() -> int:
+    """Run every load level and print the figures and the highest level within target."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--backend", choices=("postgresql", "sqlite"), default="postgresql")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--learners", default="1,2,4,8,16,32")
+    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--think-ms", type=float, default=0.0)
+    parser.add_argument("--p99-ms", type=float, default=100.0)
+    args = parser.parse_args()
+    levels = [int(n) for n in args.learners.split(",")]
+    with tempfile.TemporaryDirectory() as folder:
+        bank_dir = Path(folder) / "question_bank"  # frozen: authors may edit the repo's copy
+        shutil.copytree(ROOT / "question_bank", bank_dir)
+        url, drop = scratch_database(args.backend, Path(folder))
+        log = Path(folder) / "gunicorn.log"
+        try:
+            process, port = start_service(url, args.workers, bank_dir, log)
+            try:
+                print(f"quizsvc load: {args.backend}, gunicorn {args.workers} sync workers, "
+                      f"{os.cpu_count()} CPUs, {args.seconds:.0f} s per level, think "
+                      f"{args.think_ms:.0f} ms, one new connection per request", flush=True)
+                print(f"{'learners':>8} {'req/s':>8} {'answers/s':>9} {'p50 ms':>7} "
+                      f"{'p99 ms':>7} {'max ms':>7}  errors", flush=True)
+                results = []
+                for learners in levels:
+                    level = measure(port, learners, args.seconds, args.think_ms / 1000)
+                    results.append(level)
+                    errors = dict(level.errors) or 0
+                    print(f"{level.learners:>8} {level.rps:>8.1f} "
+                          f"{level.answers / level.seconds:>9.1f} {level.p50_ms:>7.1f} "
+                          f"{level.p99_ms:>7.1f} {level.max_ms:>7.1f}  {errors}", flush=True)
+            finally:
+                process.terminate()
+                process.wait(timeout=30)
+        finally:
+            drop()
+    good = [level for level in results if level.within(args.p99_ms)]
+    if good:
+        best = max(good, key=lambda level: level.learners)
+        print(f"highest load within target (0 errors, p99 < {args.p99_ms:.0f} ms): "
+              f"{best.learners} concurrent learners, {best.rps:.0f} req/s, "
+              f"{best.answers / best.seconds:.0f} answers/s, p99 {best.p99_ms:.1f} ms")
+    else:
+        print(f"no level met the target (0 errors, p99 < {args.p99_ms:.0f} ms)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
