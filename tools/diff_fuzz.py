@@ -116,9 +116,18 @@ def random_outcome(rng: random.Random, k: int) -> dict[str, Any]:
     return outcome
 
 
-def random_scenario(rng: random.Random, name: str) -> dict[str, Any]:
-    """Return one random FORMAT.md scenario covering the scheduler's features."""
+def random_scenario(rng: random.Random, name: str,
+                    force: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Return one random FORMAT.md scenario covering the scheduler's features.
+
+    ``force`` pins config keys (``None`` removes one), to aim a campaign at one feature.
+    """
     config = random_config(rng)
+    for key, value in (force or {}).items():
+        if value is None:
+            config.pop(key, None)
+        else:
+            config[key] = value
     k = config.get("num_speculative_tokens", 0)
     max_model_len = config["max_model_len"]
     prefixes = [[rng.randint(1000, 9000) for _ in range(max_model_len)] for _ in range(2)]
@@ -416,6 +425,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--per-kind", type=int, default=2,
                         help="disagreements of one kind to minimise and print; the rest "
                         "are counted and saved unminimised")
+    parser.add_argument("--force", action="append", default=[], metavar="KEY=JSON",
+                        help="pin a config key in every random scenario, e.g. "
+                        "policy='\"priority\"' or num_gpu_blocks=null (repeatable)")
     parser.add_argument("--scenario", type=Path, action="append", default=[],
                         help="judge these scenario files instead of random ones")
     args = parser.parse_args(argv)
@@ -433,7 +445,9 @@ def main(argv: list[str] | None = None) -> int:
             raw = json.loads(path.read_text())
             pool.extend(raw if isinstance(raw, list) else [raw])
     else:
-        pool = [random_scenario(rng, f"fuzz{args.seed}_{i}") for i in range(args.count)]
+        force = dict(parse_force(item) for item in args.force)
+        pool = [random_scenario(rng, f"fuzz{args.seed}_{i}", force)
+                for i in range(args.count)]
     groups: dict[tuple[str, frozenset[str]], list[str]] = {}
     for scenario in pool:
         features.update(describe(scenario))
@@ -476,6 +490,15 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print("no disagreements")
     return 1 if groups else 0
+
+
+def parse_force(item: str) -> tuple[str, Any]:
+    """Parse one ``--force KEY=JSON`` argument."""
+    key, _, value = item.partition("=")
+    try:
+        return key, json.loads(value)
+    except json.JSONDecodeError:
+        raise SystemExit(f"--force {item}: the value must be JSON (quote strings)") from None
 
 
 def describe(scenario: dict[str, Any]) -> set[str]:
