@@ -26,7 +26,7 @@ from flask import Flask, Response, current_app, g, request
 from quizsvc.api.services import identity as identity_service
 from quizsvc.api.services.context import Context, Identity
 from quizsvc.errors import CsrfFailed, ServiceError
-from quizsvc.store.session import get_session
+from quizsvc.store.session import begin_read_only, get_session
 
 BROWSER_COOKIE = "quizsvc_browser"
 CSRF_COOKIE = "csrf_token"
@@ -114,10 +114,14 @@ def load_identity() -> None:
         return
     session = get_session()
     token = request.cookies.get(BROWSER_COOKIE)
-    identity = identity_service.identify(session, token) if token else None
-    # End the lookup's transaction now: the use case opens its own, and on SQLite every
-    # transaction holds the single writer lock, so it should not span the whole request.
-    session.rollback()
+    identity = None
+    if token:
+        # A read-only transaction (on SQLite it takes no writer lock), ended before the
+        # use case opens its own: SQLite has one writer, so every request's lookup would
+        # otherwise queue behind the other workers' use cases.
+        begin_read_only(session)
+        identity = identity_service.identify(session, token)
+        session.rollback()
     if identity is None:
         # Unknown or missing: always mint a fresh id rather than adopt one the client chose.
         token = identity_service.new_browser_token()

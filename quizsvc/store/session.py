@@ -18,6 +18,7 @@ from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.orm import Session, sessionmaker
 
 SQLITE_LOCK_TIMEOUT = 30.0  # seconds a transaction waits for another process's writer
+READ_ONLY = "quizsvc_read_only"  # execution option: this transaction only reads
 
 
 def acquire_writer_lock(fd: int, timeout: float = SQLITE_LOCK_TIMEOUT) -> None:
@@ -48,7 +49,9 @@ def make_engine(url: str, **options: Any) -> Engine:
     takes over BEGIN. Foreign keys are off in SQLite unless asked for. SQLite has one writer
     at a time, so for a database file every transaction first takes an exclusive ``flock``
     on ``<file>.writelock`` (shared by all gunicorn workers) and then begins IMMEDIATE; it
-    commits or rolls back before letting go.
+    commits or rolls back before letting go. A transaction begun with the ``READ_ONLY``
+    execution option (``begin_read_only``) is a plain deferred one instead: in WAL mode a
+    reader neither waits for the writer nor holds it up.
     """
     is_sqlite = url.startswith("sqlite")
     if is_sqlite:
@@ -79,6 +82,9 @@ def make_engine(url: str, **options: Any) -> Engine:
 
         @event.listens_for(engine, "begin")
         def on_begin(connection: Connection) -> None:
+            if connection.get_execution_options().get(READ_ONLY):
+                connection.exec_driver_sql("BEGIN")
+                return
             fd = connection.info.get("writelock")
             if fd is not None:
                 acquire_writer_lock(fd)
@@ -166,6 +172,16 @@ class Database:
     def ping(self) -> None:
         """Run ``SELECT 1`` through the request session (raises if unreachable)."""
         self.request_session().execute(text("SELECT 1"))
+
+
+def begin_read_only(session: Session) -> None:
+    """Begin ``session``'s transaction as one that only reads.
+
+    On a SQLite file it then takes no writer lock (a WAL reader sees the last commit);
+    elsewhere it is an ordinary transaction. Call it before the session's first statement
+    and end the transaction before writing anything.
+    """
+    session.connection(execution_options={READ_ONLY: True})
 
 
 def get_db() -> Database:
