@@ -1,0 +1,64 @@
+"""``begin_read_only``: on a SQLite file a reader does not queue behind the one writer."""
+
+from __future__ import annotations
+
+import threading
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from sqlalchemy import insert, select, text
+from sqlalchemy.orm import Session
+
+from quizsvc.store import migrate
+from quizsvc.store.models import Learner
+from quizsvc.store.session import begin_read_only, make_engine
+
+NOW = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def engine(tmp_path: Path):
+    """Yield an engine on a fresh, migrated SQLite file with one learner."""
+    engine = make_engine(f"sqlite:///{tmp_path / 'read-only.sqlite3'}")
+    with engine.connect() as connection:
+        migrate.upgrade(connection, "head")
+        connection.execute(insert(Learner).values(created_at=NOW))
+        connection.commit()
+    yield engine
+    engine.dispose()
+
+
+def test_a_read_only_transaction_runs_while_another_connection_writes(engine) -> None:
+    with engine.connect() as writer:
+        writer.execute(insert(Learner).values(created_at=NOW))  # holds the writer lock
+        with Session(engine) as reader:
+            began = time.monotonic()
+            begin_read_only(reader)
+            assert reader.scalar(select(Learner.id).order_by(Learner.id)) == 1
+            assert reader.scalar(text("SELECT count(*) FROM learner")) == 1  # last commit
+            reader.rollback()
+            assert time.monotonic() - began < 1
+        writer.commit()
+
+
+def test_an_ordinary_transaction_still_waits_for_the_writer(engine) -> None:
+    done = threading.Event()
+    with engine.connect() as writer:
+        writer.execute(insert(Learner).values(created_at=NOW))
+
+        def write_too() -> None:
+            with Session(engine) as other:
+                other.execute(insert(Learner).values(created_at=NOW))
+                other.commit()
+            done.set()
+
+        thread = threading.Thread(target=write_too)
+        thread.start()
+        assert not done.wait(0.3)  # queued behind the first writer
+        writer.commit()
+        thread.join(10)
+    assert done.is_set()
+    with Session(engine) as reader:
+        assert reader.scalar(text("SELECT count(*) FROM learner")) == 3
