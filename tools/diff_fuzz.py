@@ -402,9 +402,8 @@ def minimise(scenario: dict[str, Any], verdict: Verdict, budget: int) -> tuple[d
                 break
             tries += 1
             result = judge(candidate)
-            if result.disagrees and signature(result)[0] == wanted[0] and (
-                not wanted[1] or signature(result)[1] & wanted[1]
-            ):
+            kind, fields = signature(result)
+            if result.disagrees and kind == wanted[0] and fields >= wanted[1]:
                 best, best_verdict = candidate, result
                 improved = True
                 break
