@@ -265,14 +265,13 @@ def prepare_answers(engine: Any, bank: Any, clients: list[Client], per_client: i
         jobs = []
         for i in range(per_client):
             question = rng.choice(graded)
-            seed = rng.getrandbits(48)
+            seed, variant = buildable_variant(bank, question.id, rng)
             variant_id = secrets.token_urlsafe(16)
             rows.append({"id": variant_id, "learner_id": client.learner_id,
                          "question_id": question.id, "lesson": question.lesson,
                          "kind": str(question.kind), "seed": seed,
                          "bank_version": str(bank.version), "served_at": now,
                          "answered": False, "open_book": False})
-            variant = bank.variant(question.id, seed)
             answer = variant.answer if i % 2 == 0 else wrong(variant)
             jobs.append(Job("POST", "/api/attempts", {"variant_id": variant_id,
                                                       "answer": answer},
@@ -281,6 +280,18 @@ def prepare_answers(engine: Any, bank: Any, clients: list[Client], per_client: i
     with engine.begin() as connection:
         connection.execute(ServedVariant.__table__.insert(), rows)
     return job_lists
+
+
+def buildable_variant(bank: Any, question_id: str, rng: random.Random) -> tuple[int, Any]:
+    """Draw seeds until the bank builds a variant (as the service does when serving one)."""
+    from quizsvc.bank.errors import BankError
+
+    while True:
+        seed = rng.getrandbits(48)
+        try:
+            return seed, bank.variant(question_id, seed)
+        except BankError:
+            continue
 
 
 def wrong(variant: Any) -> Any:
