@@ -19,6 +19,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import logging
 from dataclasses import dataclass
 from datetime import datetime
 from types import SimpleNamespace
@@ -29,6 +30,7 @@ from sqlalchemy.exc import IntegrityError
 
 from quizsvc.api.services import catalog
 from quizsvc.api.services.context import Context
+from quizsvc.bank.errors import BankError
 from quizsvc.bank.model import AnswerInput, Misconception, QuestionKind, Text, Variant
 from quizsvc.errors import Conflict, Gone, Invalid, NotFound
 from quizsvc.review import mastery as mastery_policy
@@ -45,11 +47,14 @@ from quizsvc.store.models import (
     StudySession,
 )
 
+log = logging.getLogger(__name__)
+
 MODES = ("review", "quiz", "flashcards")
 MAX_EXPLANATION = 4000
 MAX_TEXT_ANSWER = 4000
 MAX_IDEMPOTENCY_KEY = 200
 SEED_BITS = 48
+SEED_DRAWS = 8  # seeds tried for one served variant before a bank failure is reported
 MAX_ROW_ID = 2**31 - 1  # integer primary keys; larger path ids cannot exist
 
 
@@ -237,8 +242,17 @@ def next_question(ctx: Context, session_id: str) -> NextItem:
     if q is None:
         raise Gone("This session's next question is no longer in the bank; start a new "
                    "session.")
-    variant_id, seed = opaque_id(ctx), ctx.rng.getrandbits(SEED_BITS)
-    question_view = serve(ctx, variant_id, q.id, seed, ctx.now)
+    variant_id = opaque_id(ctx)
+    for draw in range(1, SEED_DRAWS + 1):
+        seed = ctx.rng.getrandbits(SEED_BITS)
+        try:
+            question_view = serve(ctx, variant_id, q.id, seed, ctx.now)
+            break
+        except BankError as error:  # a template may find no usable numbers for one seed
+            if draw == SEED_DRAWS:
+                raise
+            log.warning("question %s: seed %d gives no variant (%s); drawing another", q.id,
+                        seed, error)
     ctx.session.execute(insert(served).values(
         id=variant_id, learner_id=ctx.learner_id, question_id=q.id, lesson=q.lesson,
         kind=str(q.kind), seed=seed, bank_version=str(ctx.bank.version), served_at=ctx.now,
