@@ -362,6 +362,11 @@ def scenario(
     about can change its answer.
     """
     body: dict[str, Any] = {"name": name, "description": description, "config": dict(config)}
+    # vLLM refuses max_num_batched_tokens < max_num_seqs; keep the default 16 seats unless
+    # the budget is smaller, so every exported scenario starts on the real engine.
+    body["config"].setdefault(
+        "max_num_seqs", min(16, body["config"].get("max_num_batched_tokens", 8192))
+    )
     if max_steps is not None:
         body["config"]["max_steps"] = max_steps
     body["requests"] = requests

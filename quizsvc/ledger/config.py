@@ -21,6 +21,8 @@ SPEC_METHODS: tuple[str, ...] = (
     "eagle_parallel",
 )
 EAGLE_METHODS = frozenset({"eagle", "eagle_parallel"})
+# Parallel drafting is not supported by vLLM 0.33.0's V2 model runner: it falls back to V1.
+PARALLEL_DRAFTING_METHODS = frozenset({"draft_model_parallel", "eagle_parallel"})
 POLICIES = ("fcfs", "priority")
 
 
@@ -104,6 +106,13 @@ class LedgerConfig:
         return int(self.watermark * self.num_gpu_blocks)
 
     @property
+    def uses_v2_model_runner(self) -> bool:
+        """Return whether vLLM runs the V2 model runner (its default unless parallel drafting)."""
+        if self.use_v2_model_runner is not None:
+            return self.use_v2_model_runner
+        return self.effective_spec_method not in PARALLEL_DRAFTING_METHODS
+
+    @property
     def max_concurrent_batches(self) -> int:
         """Return the engine's batch-queue size: 2 under async scheduling, else 1."""
         return 2 if self.async_scheduling else 1
@@ -137,8 +146,7 @@ class LedgerConfig:
             "num_prefill_lookahead_tokens": self.num_prefill_lookahead_tokens,
             "num_hash_lookahead_tokens": self.num_hash_lookahead_tokens,
             "max_concurrent_batches": self.max_concurrent_batches,
-            "use_v2_model_runner": True if self.use_v2_model_runner is None
-            else self.use_v2_model_runner,
+            "use_v2_model_runner": self.uses_v2_model_runner,
         }
 
     @classmethod
@@ -218,8 +226,39 @@ def _check_config_value(field: str, key: str, value: Any) -> Any:
 
 
 def _check_config_consistency(config: LedgerConfig, where: str) -> None:
-    """Reject combinations vLLM itself refuses at start-up."""
+    """Reject the combinations vLLM 0.33.0 itself refuses at start-up.
+
+    A scenario the real engine would not start has no real trace, so the ledger refuses it
+    too (config/scheduler.py and config/vllm.py validation).
+    """
     if config.token_budget > config.max_num_batched_tokens:
         raise ScenarioError(
             f"{where}.max_num_scheduled_tokens", "must not exceed max_num_batched_tokens"
+        )
+    if config.max_num_batched_tokens < config.max_num_seqs:
+        raise ScenarioError(
+            f"{where}.max_num_batched_tokens",
+            f"must be at least max_num_seqs ({config.max_num_seqs}); vLLM refuses less",
+        )
+    if config.long_prefill_token_threshold > config.max_model_len:
+        raise ScenarioError(
+            f"{where}.long_prefill_token_threshold",
+            f"must not exceed max_model_len ({config.max_model_len})",
+        )
+    lookahead = config.num_lookahead_tokens
+    if lookahead and config.max_num_batched_tokens <= lookahead:
+        raise ScenarioError(
+            f"{where}.max_num_batched_tokens",
+            f"must exceed the speculative lookahead ({lookahead}) to schedule a token",
+        )
+    method = config.effective_spec_method
+    if method == "eagle_parallel" and config.use_v2_model_runner is True:
+        raise ScenarioError(
+            f"{where}.use_v2_model_runner",
+            "vLLM 0.33.0's V2 model runner does not support parallel EAGLE drafting",
+        )
+    if method == "ngram" and config.async_scheduling and config.use_v2_model_runner is False:
+        raise ScenarioError(
+            f"{where}.async_scheduling",
+            "async scheduling with n-gram drafts needs the V2 model runner",
         )

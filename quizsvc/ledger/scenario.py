@@ -105,14 +105,18 @@ def _parse_request(raw: Any, index: int, max_model_len: int) -> RequestSpec:
             f"a prompt of {len(prompt)} tokens does not fit max_model_len {max_model_len}"
             " (the engine rejects it)",
         )
+    max_tokens = _int(raw.get("max_tokens", 16), f"{where}.max_tokens", 1, 10_000_000)
+    min_tokens = _int(raw.get("min_tokens", 0), f"{where}.min_tokens", 0, 10_000_000)
+    if min_tokens > max_tokens:
+        raise ScenarioError(f"{where}.min_tokens", f"must not exceed max_tokens ({max_tokens})")
     return RequestSpec(
         index=index,
         request_id=request_id,
         prompt_token_ids=prompt,
-        max_tokens=_int(raw.get("max_tokens", 16), f"{where}.max_tokens", 1, 10_000_000),
+        max_tokens=max_tokens,
         arrival_step=_int(raw.get("arrival_step", 0), f"{where}.arrival_step", 0, 10_000_000),
         priority=_int(raw.get("priority", 0), f"{where}.priority", -(2**31), 2**31 - 1),
-        min_tokens=_int(raw.get("min_tokens", 0), f"{where}.min_tokens", 0, 10_000_000),
+        min_tokens=min_tokens,
     )
 
 

@@ -82,7 +82,7 @@ class Scheduler:
         self.num_lookahead_tokens = config.num_lookahead_tokens
         self.num_prefill_lookahead_tokens = config.num_prefill_lookahead_tokens
         self.max_model_len = config.max_model_len
-        self.resumed_as_new = config.use_v2_model_runner is not False
+        self.resumed_as_new = config.uses_v2_model_runner
         self.kv = KVCacheManager(
             num_gpu_blocks=config.num_gpu_blocks,
             block_size=config.block_size,
@@ -675,6 +675,12 @@ class Scheduler:
         self.kv.update_block_hashes(request)
         if not is_stale and request.num_output_placeholders > 0:
             request.num_output_placeholders -= num_generated
+            if request.num_output_placeholders < 0:
+                # vLLM asserts here: the runner returned more tokens than were in flight.
+                raise SchedulerCrash(
+                    f"{request.request_id}: {num_generated} tokens returned but fewer were "
+                    "in flight (vLLM 0.33.0 asserts num_output_placeholders >= 0)"
+                )
         return stopped
 
     def update_draft_token_ids(self, drafts: dict[str, list[int]]) -> None:

@@ -474,7 +474,8 @@ def plan_scenario(settings: SimulatorSettings) -> ScenarioPlan:
     config: dict[str, Any] = {
         "max_num_batched_tokens": settings.input_budget,
         "max_num_scheduled_tokens": settings.token_budget,
-        "max_num_seqs": 16,
+        # vLLM refuses fewer batched tokens than seats: keep 16 seats unless the budget is less.
+        "max_num_seqs": min(16, settings.input_budget),
         "max_model_len": settings.max_model_len,
         "long_prefill_token_threshold": thr,
         "block_size": settings.block_size,

@@ -10,7 +10,7 @@ import pytest
 from quizsvc.ledger import replay
 
 GOLDEN = Path(__file__).parents[1] / "ledger" / "golden"  # the recorded vLLM traces
-SPLIT = {"name": "split", "config": {"max_num_batched_tokens": 8},
+SPLIT = {"name": "split", "config": {"max_num_batched_tokens": 8, "max_num_seqs": 8},
          "requests": [{"id": "A", "prompt_len": 9, "max_tokens": 2},
                       {"id": "B", "prompt_len": 5, "max_tokens": 2}]}
 

@@ -14,7 +14,8 @@ def mixed_step(async_scheduling: bool = False) -> dict[str, Any]:
     """Reach A: N=10/C=9, B: N=10/C=4 by warm-up steps, then let C (prompt 5) arrive."""
     return {
         "name": "lesson_1_6_1",
-        "config": {"max_num_batched_tokens": 8, "max_model_len": 64, "block_size": 4,
+        "config": {"max_num_batched_tokens": 8, "max_num_seqs": 8, "max_model_len": 64,
+                   "block_size": 4,
                    "num_gpu_blocks": 64, "async_scheduling": async_scheduling},
         "requests": [
             {"id": "D", "prompt_len": 3, "max_tokens": 1, "arrival_step": 0},

@@ -159,7 +159,8 @@ def test_every_scheduler_note_has_a_chinese_rendering() -> None:
     notes = re.findall(r'"([a-z][^"]*(?:stopped|stop|taken|flight|budget|left|blocks|turn|'
                        r'preempted|max_tokens|lookahead|take|len)[^"]*)"', source)
     samples = [note.replace("{config.max_num_seqs}", "2").replace("{request.request_id}", "A")
-               for note in notes if " " in note and not note.startswith(("Return", "Record"))]
+               for note in notes if " " in note and not note.startswith(("Return", "Record"))
+               and "vLLM" not in note and "returned" not in note]  # crash messages, not notes
     assert len(samples) >= 10
     for note in samples:
         assert localise_note(note, "zh") != note, note

@@ -88,7 +88,8 @@ def test_async_invariant_n_plus_placeholders_minus_c_is_1_after_every_update() -
 def test_async_mixed_step_still_allocates_1_6_1_with_c_counting_in_flight_work() -> None:
     scenario = {
         "name": "s16",
-        "config": {"max_num_batched_tokens": 13, "max_model_len": 64, "block_size": 4,
+        "config": {"max_num_batched_tokens": 13, "max_num_seqs": 8, "max_model_len": 64,
+                   "block_size": 4,
                    "num_gpu_blocks": 64, "async_scheduling": True},
         "requests": [
             {"id": "A", "prompt_len": 9, "max_tokens": 5},

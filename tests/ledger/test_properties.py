@@ -20,7 +20,7 @@ def scenarios(draw: st.DrawFn, async_scheduling: bool | None = None) -> dict[str
     block_size = draw(st.sampled_from([2, 4, 8]))
     num_spec = draw(st.integers(0, 3))
     config = {
-        "max_num_batched_tokens": draw(st.integers(4, 40)),
+        "max_num_batched_tokens": draw(st.integers(5, 40)),
         "max_num_seqs": draw(st.integers(1, 5)),
         "max_model_len": max_model_len,
         "long_prefill_token_threshold": draw(st.sampled_from([0, 0, 3, 5, 8])),

@@ -59,5 +59,5 @@ def describe(ctx):
 def misconceptions(ctx):
     """Replay with plenty of seats (waiting-first is left out: the budget is ample here)."""
     unlimited = ctx.scenario_copy()
-    unlimited["config"]["max_num_seqs"] = 16
+    unlimited["config"]["max_num_seqs"] = unlimited["config"]["max_num_batched_tokens"]
     return {"seats-ignored": ctx.replay(unlimited)}
