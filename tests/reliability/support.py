@@ -25,7 +25,8 @@ from typing import Any
 
 from sqlalchemy import Engine, select
 
-from quizsvc.store.models import ServedVariant
+from quizsvc.api.services.identity import digest
+from quizsvc.store.models import Browser, ServedVariant
 
 HOST = "127.0.0.1"
 REQUEST_TIMEOUT = 20.0  # seconds; far above any healthy request, far below a CI timeout
@@ -166,6 +167,13 @@ def serve(database_url: str, bank_dir: Path, workers: int, log_path: Path,
             service.stop()
             raise RuntimeError(f"quizsvc serve did not come up:\n{service.log_tail()}")
         time.sleep(0.1)
+
+
+def learner_id(engine: Engine, browser: HttpBrowser) -> int:
+    """Return the learner behind a browser's cookie (tests only)."""
+    with engine.connect() as connection:
+        return connection.scalar(select(Browser.learner_id).where(
+            Browser.token_hash == digest(browser.cookies["quizsvc_browser"])))
 
 
 @dataclass

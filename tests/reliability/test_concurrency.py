@@ -27,11 +27,10 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from quizsvc.api.services.identity import digest
 from quizsvc.review import scheduling
 from quizsvc.review.scheduling import CardState, ReviewRating
-from quizsvc.store.models import Attempt, Browser, ReviewCard, ReviewLog, ServedVariant
-from tests.reliability.support import HttpBrowser, Oracle, Service, serve
+from quizsvc.store.models import Attempt, ReviewCard, ReviewLog, ServedVariant
+from tests.reliability.support import HttpBrowser, Oracle, Service, learner_id, serve
 
 WORKERS = 4
 LESSON = "vllm-v1-ledger"
@@ -58,13 +57,6 @@ def service(live_pg, bank_dir, tmp_path_factory) -> Any:
 def oracle(live_pg, bank) -> Oracle:
     """Look answers up in this module's database."""
     return Oracle(live_pg.engine, bank)
-
-
-def learner_id(engine: Any, browser: HttpBrowser) -> int:
-    """Return the learner behind a browser's cookie."""
-    with engine.connect() as connection:
-        return connection.scalar(select(Browser.learner_id).where(
-            Browser.token_hash == digest(browser.cookies["quizsvc_browser"])))
 
 
 def at_once(count: int, call: Any) -> list[Any]:

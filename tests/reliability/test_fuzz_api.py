@@ -106,7 +106,7 @@ def aimed(strategy: st.SearchStrategy, pools: dict[str, list[Any]]) -> st.Search
     return st.one_of(strategy, st.tuples(strategy, st.integers(0, 10**6)).map(aim))
 
 
-def check_names() -> list[Callable[..., Any]]:
+def fuzz_checks() -> list[Callable[..., Any]]:
     """Return the schemathesis checks this test runs."""
     from schemathesis import checks as builtin
     from schemathesis.specs.openapi import checks as openapi
@@ -144,7 +144,7 @@ def test_schemathesis_finds_no_server_error_and_no_undocumented_response(fuzz_ap
     cookies = {name: client.get_cookie(name).value for name in ("quizsvc_browser", "csrf_token")}
     headers = {"X-CSRF-Token": cookies["csrf_token"], "Authorization": f"Bearer {AUTHOR_TOKEN}"}
     schema = schemathesis.openapi.from_wsgi("/api/openapi.json", fuzz_app)
-    checks = check_names()
+    checks = fuzz_checks()
     cases: Counter[str] = Counter()
     statuses: Counter[tuple[str, int]] = Counter()
     failures: dict[str, str] = {}

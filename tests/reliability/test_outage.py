@@ -25,10 +25,10 @@ from typing import Any
 
 import pytest
 from sqlalchemy import select
+from sqlalchemy.exc import SQLAlchemyError
 
 from quizsvc.store.models import Attempt
-from tests.reliability.support import HttpBrowser, Oracle, Reply, Service, serve
-from tests.reliability.test_concurrency import learner_id
+from tests.reliability.support import HttpBrowser, Oracle, Reply, Service, learner_id, serve
 
 pytestmark = pytest.mark.skipif(
     os.environ.get("QUIZSVC_TEST_OUTAGE") != "1",
@@ -132,6 +132,16 @@ class Client:
             time.sleep(RETRY_PAUSE)
         return None
 
+    @staticmethod
+    def look_up(oracle: Oracle, variant_id: str, right: bool, stop: threading.Event) -> Any:
+        """Ask the oracle for an answer, waiting out the outage (it reads the database too)."""
+        while not stop.is_set():
+            try:
+                return oracle.answer(variant_id, right)
+            except SQLAlchemyError:
+                time.sleep(RETRY_PAUSE)
+        return None
+
     def study(self, oracle: Oracle, stop: threading.Event) -> None:
         """Answer quiz questions until ``stop``, half right, keeping every 201's attempt id."""
         keys = 0
@@ -147,10 +157,9 @@ class Client:
                     break
                 variant_id = item.json["question"]["variant_id"]
                 keys += 1
-                try:
-                    answer = oracle.answer(variant_id, right=keys % 2 == 0)
-                except Exception:  # the test's own lookup needs the database too
-                    answer = None
+                answer = self.look_up(oracle, variant_id, keys % 2 == 0, stop)
+                if stop.is_set():
+                    break
                 result = self.call("POST", "/api/attempts", {"variant_id": variant_id,
                                                              "answer": answer}, stop,
                                    headers={"Idempotency-Key": f"outage-{keys}"})
