@@ -185,6 +185,30 @@ class KVCacheManager:
         pass the admission gate (its whole sequence, without lookahead, must fit now).
         """
         block_size = self.block_size
+        if not hit_blocks and not full_sequence_must_fit:
+            # Fast path for a running request: it only ever grows its own block list.
+            blocks = self.req_to_blocks.get(request.request_id)
+            if blocks is not None:
+                computed = request.num_computed_tokens
+                slots = computed + num_new_tokens + num_lookahead_tokens
+                if slots > self.max_model_len:
+                    slots = self.max_model_len
+                missing = -(-slots // block_size) - len(blocks)
+                if missing <= 0 or (
+                    missing <= len(self.free_queue)
+                    and (self.watermark_blocks == 0
+                         or request.status is RequestStatus.RUNNING)
+                ):
+                    self.last_failure = None
+                    self.last_blocks_needed = max(missing, 0)
+                    if missing > 0:
+                        blocks.extend(self._take_free_blocks(missing))
+                    if self.enable_caching:
+                        self.cache_blocks(
+                            request, min(min(computed, self.max_model_len) + num_new_tokens,
+                                         len(request.all_token_ids)),
+                        )
+                    return True
         hit_tokens = len(hit_blocks) * block_size
         total_computed = min(request.num_computed_tokens + hit_tokens, self.max_model_len)
         watermark = 0
@@ -232,11 +256,19 @@ class KVCacheManager:
         """Pop ``count`` blocks from the front of the free queue, evicting their hashes."""
         taken: list[Block] = []
         free_queue = self.free_queue
+        popitem = free_queue.popitem
+        cached = self.cached
         for _ in range(count):
-            _, block = free_queue.popitem(last=False)
-            if block.block_hash is not None:
-                self._evict_hash(block)
-            block.ref_cnt += 1
+            block = popitem(last=False)[1]
+            block_hash = block.block_hash
+            if block_hash is not None:
+                holders = cached.get(block_hash)
+                if holders is not None:
+                    holders.pop(block.block_id, None)
+                    if not holders:
+                        del cached[block_hash]
+                block.block_hash = None
+            block.ref_cnt = 1
             taken.append(block)
         return taken
 

@@ -26,13 +26,21 @@ class RequestStatus(StrEnum):
     @property
     def is_finished(self) -> bool:
         """Return True for the three finished statuses."""
-        return self.value.startswith("FINISHED")
+        return self in FINISHED_STATUSES
 
     @property
     def finish_reason(self) -> str | None:
         """Return vLLM's finish-reason string ("stop", "length", "abort") or None."""
         return _FINISH_REASONS.get(self)
 
+
+FINISHED_STATUSES = frozenset(
+    {
+        RequestStatus.FINISHED_STOPPED,
+        RequestStatus.FINISHED_LENGTH_CAPPED,
+        RequestStatus.FINISHED_ABORTED,
+    }
+)
 
 _FINISH_REASONS = {
     RequestStatus.FINISHED_STOPPED: "stop",
@@ -99,7 +107,7 @@ class Request:
     @property
     def is_finished(self) -> bool:
         """Return True once the request has stopped, hit a length cap or was aborted."""
-        return self.status.is_finished
+        return self.status in FINISHED_STATUSES
 
     def snapshot(self) -> dict[str, int | str]:
         """Return the trace snapshot of this request's counters."""

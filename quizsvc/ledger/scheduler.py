@@ -19,7 +19,7 @@ from quizsvc.ledger.errors import SchedulerCrash
 from quizsvc.ledger.kv_cache import KVCacheManager
 from quizsvc.ledger.output import RequestLimit, SchedulerOutput, UpdateResult
 from quizsvc.ledger.queues import FcfsQueue, PriorityQueue
-from quizsvc.ledger.request import Request, RequestStatus
+from quizsvc.ledger.request import FINISHED_STATUSES, Request, RequestStatus
 
 # vLLM's num_sampled_tokens_per_step for generative models.
 NUM_SAMPLED_TOKENS_PER_STEP = 1
@@ -597,17 +597,22 @@ class Scheduler:
         stopped_running: list[Request] = []
         stopped_waiting: list[Request] = []
         spec = output.scheduled_spec_decode_tokens
+        cache_after_output = self.kv.enable_caching
         for request_id, num_new in output.num_scheduled_tokens.items():
             request = requests.get(request_id)
-            is_stale = False
-            if request is not None:
-                request.num_in_flight_tokens -= num_new
-                if request.num_stale_output_tokens > 0:
-                    is_stale = True
-                    request.num_stale_output_tokens -= num_new
-            if request is None or request.is_finished:
+            if request is None:
                 continue
-            generated = list(sampled_token_ids.get(request_id, ()))
+            is_stale = False
+            request.num_in_flight_tokens -= num_new
+            if request.num_stale_output_tokens > 0:
+                is_stale = True
+                request.num_stale_output_tokens -= num_new
+            if request.status in FINISHED_STATUSES:
+                continue
+            generated = sampled_token_ids.get(request_id)
+            if not generated:
+                continue
+            generated = list(generated)
             drafts = spec.get(request_id)
             if drafts and generated:
                 num_accepted = max(len(generated) - NUM_SAMPLED_TOKENS_PER_STEP, 0)
@@ -619,13 +624,12 @@ class Scheduler:
                         request.num_computed_tokens -= num_rejected
                     if request.num_output_placeholders > 0:
                         request.num_output_placeholders -= num_rejected
-            if not generated:
-                continue
             status_before = request.status
             had_placeholders = request.num_output_placeholders > 0
             stopped = self._append_and_check_stop(request, generated, is_stale, result)
             if (
-                not is_stale
+                cache_after_output
+                and not is_stale
                 and status_before == RequestStatus.RUNNING
                 and (had_placeholders or self.num_spec_tokens > 0)
             ):
@@ -656,6 +660,15 @@ class Scheduler:
         max_model_len = self.max_model_len
         tokens = request.all_token_ids
         num_prompt = len(request.prompt_token_ids)
+        num_after = len(tokens) + num_generated
+        if (
+            num_after < max_model_len
+            and num_after - num_prompt < request.max_tokens
+            and request.eos_token_id not in generated
+        ):
+            # No token of this batch can stop the request: append them all at once.
+            tokens.extend(generated)
+            generated = []
         for position, token_id in enumerate(generated, 1):
             tokens.append(token_id)
             status = None
@@ -685,9 +698,10 @@ class Scheduler:
 
     def update_draft_token_ids(self, drafts: dict[str, list[int]]) -> None:
         """Store the drafter's proposals (sync mode); prefill chunks get none."""
+        requests = self.requests
         for request_id, draft_token_ids in drafts.items():
-            request = self.requests.get(request_id)
-            if request is None or request.is_finished:
+            request = requests.get(request_id)
+            if request is None or request.status in FINISHED_STATUSES:
                 continue
             if request.is_prefill_chunk:
                 request.spec_token_ids = []
