@@ -359,3 +359,38 @@ def test_the_heaviest_scenario_within_bounds_is_answered(browser):
     response = browser.post("/api/simulate", json=scenario)
     assert response.status_code == 200
     assert len(response.json["steps"]) == 200 and len(response.json["final"]) == 16
+
+
+WEB_FORMS: dict[str, tuple[str, dict[str, str]]] = {
+    # form: (URL, fields with {} where the text goes)
+    "start": ("/study", {"mode": "{}", "lesson": "{}", "size": "{}"}),
+    "self-assessment": (f"/lessons/{LESSON}/self-assessment",
+                        {"ref": "{}", "rating": "2", "note": "{}"}),
+    "answer": ("/study/{}/answer", {"variant_id": "{}", "idempotency_key": "{}",
+                                    "answer": "{}", "answer.0": "{}"}),
+    "explanation": ("/study/x/attempts/1/explanation", {"explanation": "{}"}),
+    "rating": ("/study/x/attempts/1/rating", {"rating": "{}"}),
+    "link": ("/link/redeem", {"code": "{}"}),
+}
+
+
+@pytest.mark.parametrize("form", sorted(WEB_FORMS))
+def test_unicode_in_every_web_form_field_is_never_a_500(browser, form):
+    from urllib.parse import quote
+
+    url, fields = WEB_FORMS[form]
+    for text in UNICODE:
+        response = browser.client.post(fill(url, quote(text, safe="")), data={
+            "csrf_token": browser.csrf, **fill(fields, text)})
+        assert response.status_code < 500, (form, text, response.get_data(as_text=True)[:300])
+        if response.mimetype == "application/json":  # a URL that matches no page at all
+            assert response.status_code == 404 and set(response.json) == ENVELOPE
+
+
+def test_a_unicode_note_posted_by_the_page_form_comes_back_exactly(browser, bank):
+    section = next(iter(bank.lessons.values())).sections[0].id
+    for text in UNICODE:
+        saved = browser.client.post(f"/lessons/{LESSON}/self-assessment", data={
+            "csrf_token": browser.csrf, "ref": section, "rating": "3", "note": text})
+        assert saved.status_code == 303
+        assert browser.get(f"/api/self-assessments/{section}").json["note"] == text
