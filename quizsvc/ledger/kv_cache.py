@@ -136,18 +136,23 @@ class KVCacheManager:
         if num_cached >= num_full:
             return
         blocks = self.req_to_blocks[request_id]
+        hashes = request.block_hashes
+        cached = self.cached
         for index in range(num_cached, num_full):
             block = blocks[index]
-            block_hash = request.block_hashes[index]
+            block_hash = hashes[index]
             if block.block_hash == block_hash:
                 continue
             if block.block_hash is not None:
                 self._evict_hash(block)
-            holders = self.cached.setdefault(block_hash, {})
-            if block.block_id in holders:
+            holders = cached.get(block_hash)
+            if holders is None:
+                cached[block_hash] = {block.block_id: block}
+            elif block.block_id in holders:
                 continue
+            else:
+                holders[block.block_id] = block
             block.block_hash = block_hash
-            holders[block.block_id] = block
         self.num_cached_block[request_id] = num_full
 
     def _evict_hash(self, block: Block) -> None:
@@ -279,20 +284,19 @@ class KVCacheManager:
         self.num_cached_block.pop(request_id, None)
         if not blocks:
             return
-        evict_first: list[Block] = []
-        evict_last: list[Block] = []
-        for block in reversed(blocks):
-            block.ref_cnt -= 1
-            if block.ref_cnt < 0:
-                raise AssertionError(f"block {block.block_id} freed twice")
-            if block.ref_cnt == 0:
-                if block.block_hash is None or not self.enable_caching:
-                    evict_first.append(block)
-                else:
-                    evict_last.append(block)
         free_queue = self.free_queue
+        caching = self.enable_caching
+        evict_first: list[Block] = []
+        for block in reversed(blocks):
+            ref_cnt = block.ref_cnt - 1
+            block.ref_cnt = ref_cnt
+            if ref_cnt == 0:
+                if caching and block.block_hash is not None:
+                    free_queue[block.block_id] = block  # cached: evicted last
+                else:
+                    evict_first.append(block)
+            elif ref_cnt < 0:
+                raise AssertionError(f"block {block.block_id} freed twice")
         for block in reversed(evict_first):
             free_queue[block.block_id] = block
             free_queue.move_to_end(block.block_id, last=False)
-        for block in evict_last:
-            free_queue[block.block_id] = block
