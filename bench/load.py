@@ -6,8 +6,9 @@ start a quiz session, fetch the next question, answer it (a guess of the right s
 the served payload alone, as any client would), sometimes rate it, and go on, with no pause
 (``--think-ms`` adds one). Each load level runs for ``--seconds``; for each it prints requests
 and answers per second, p50/p99/max latency and errors by status, then the highest load whose
-p99 stays under ``--p99-ms`` (default 100 ms) with no error (issue 6's target), counted in
-concurrent learners (each of them keeps one request in flight: N learners = N requests at once).
+p99 stays under ``--p99-ms`` (default 100 ms) with no error at it and at every lower level
+(issue 6's target), counted in concurrent learners (each keeps one request in flight: N
+learners = N requests at once). Figures move with whatever else the machine is running.
 
     .venv/bin/python bench/load.py [--backend postgresql|sqlite] [--workers 2]
                                    [--learners 1,2,4,8,16,32] [--seconds 10] [--think-ms 0]
@@ -303,9 +304,15 @@ def main() -> int:
                 process.wait(timeout=30)
         finally:
             drop()
-    good = [level for level in results if level.within(args.p99_ms)]
+    # The highest level below which every level met the target too: one noisy level (another
+    # process taking the CPU) must not make a higher level look safe.
+    good = []
+    for level in sorted(results, key=lambda level: level.learners):
+        if not level.within(args.p99_ms):
+            break
+        good.append(level)
     if good:
-        best = max(good, key=lambda level: level.learners)
+        best = good[-1]
         print(f"highest load within target (0 errors, p99 < {args.p99_ms:.0f} ms): "
               f"{best.learners} concurrent learners, {best.rps:.0f} req/s, "
               f"{best.answers / best.seconds:.0f} answers/s, p99 {best.p99_ms:.1f} ms")
