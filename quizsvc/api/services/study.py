@@ -56,6 +56,9 @@ MAX_IDEMPOTENCY_KEY = 200
 SEED_BITS = 48
 SEED_DRAWS = 8  # seeds tried for one served variant before a bank failure is reported
 MAX_ROW_ID = 2**31 - 1  # integer primary keys; larger path ids cannot exist
+SESSIONS, ITEMS, SERVED = StudySession.__table__, SessionItem.__table__, ServedVariant.__table__
+ATTEMPTS, LEARNERS = Attempt.__table__, Learner.__table__
+CARDS, LOGS, MASTERY = ReviewCard.__table__, ReviewLog.__table__, Mastery.__table__
 
 
 def opaque_id(ctx: Context) -> str:
@@ -142,10 +145,31 @@ def wanted_in(mode: str, kind: QuestionKind) -> bool:
     return True
 
 
+# The next-question path runs these on every request: built once (see CLAIM_VARIANT below).
+SESSION_BY_ID = select(SESSIONS).where(SESSIONS.c.id == bindparam("b_session"))
+SESSION_COUNTS = (
+    select(ITEMS.c.reason, func.count(), func.count(SERVED.c.id))
+    .select_from(ITEMS.outerjoin(SERVED,
+                                 (SERVED.c.id == ITEMS.c.variant_id)
+                                 & SERVED.c.answered.is_(True)))
+    .where(ITEMS.c.session_id == bindparam("b_session")).group_by(ITEMS.c.reason))
+NEXT_ITEM = (
+    select(ITEMS.c.id, ITEMS.c.position, ITEMS.c.question_id,
+           SERVED.c.id.label("vid"), SERVED.c.seed,
+           SERVED.c.served_at)
+    .select_from(ITEMS.outerjoin(SERVED,
+                                 SERVED.c.id == ITEMS.c.variant_id))
+    .where(ITEMS.c.session_id == bindparam("b_session"),
+           ITEMS.c.variant_id.is_(None) | SERVED.c.answered.is_(False))
+    .order_by(ITEMS.c.position)
+    .limit(1))
+INSERT_SERVED = insert(SERVED)
+SERVE_ITEM = update(ITEMS).where(ITEMS.c.id == bindparam("b_item"))
+
+
 def owned_session(ctx: Context, session_id: str) -> Any:
     """Return one of this learner's sessions (a row) or raise ``NotFound``."""
-    sessions = StudySession.__table__
-    study = ctx.session.execute(select(sessions).where(sessions.c.id == session_id)).first()
+    study = ctx.session.connection().execute(SESSION_BY_ID, {"b_session": session_id}).first()
     if study is None or study.learner_id != ctx.learner_id:
         raise NotFound("No such session.")
     return study
@@ -153,15 +177,10 @@ def owned_session(ctx: Context, session_id: str) -> Any:
 
 def session_view(ctx: Context, study: Any) -> SessionView:
     """Count a session's items by reason, and its answers."""
-    items, served = SessionItem.__table__, ServedVariant.__table__
     counts = {"due": 0, "new": 0, "practice": 0}
     total = answered = 0
-    for reason, n, done in ctx.session.execute(
-        select(items.c.reason, func.count(), func.count(served.c.id))
-        .select_from(items.outerjoin(served, (served.c.id == items.c.variant_id)
-                                     & served.c.answered.is_(True)))
-        .where(items.c.session_id == study.id).group_by(items.c.reason)
-    ):
+    for reason, n, done in ctx.session.connection().execute(SESSION_COUNTS,
+                                                             {"b_session": study.id}):
         counts[reason] = n
         total += n
         answered += done
@@ -223,16 +242,8 @@ def next_question(ctx: Context, session_id: str) -> NextItem:
     a numeric question never repeats the numbers of the last one.
     """
     study = owned_session(ctx, session_id)
-    items, served = SessionItem.__table__, ServedVariant.__table__
-    row = ctx.session.execute(
-        select(items.c.id, items.c.position, items.c.question_id, served.c.id.label("vid"),
-               served.c.seed, served.c.served_at)
-        .select_from(items.outerjoin(served, served.c.id == items.c.variant_id))
-        .where(items.c.session_id == study.id,
-               items.c.variant_id.is_(None) | served.c.answered.is_(False))
-        .order_by(items.c.position)
-        .limit(1)
-    ).first()
+    db = ctx.session.connection()
+    row = db.execute(NEXT_ITEM, {"b_session": study.id}).first()
     if row is None:
         return NextItem(session_view(ctx, study), None, None)
     if row.vid is not None:
@@ -253,11 +264,11 @@ def next_question(ctx: Context, session_id: str) -> NextItem:
                 raise
             log.warning("question %s: seed %d gives no variant (%s); drawing another", q.id,
                         seed, error)
-    ctx.session.execute(insert(served).values(
-        id=variant_id, learner_id=ctx.learner_id, question_id=q.id, lesson=q.lesson,
-        kind=str(q.kind), seed=seed, bank_version=str(ctx.bank.version), served_at=ctx.now,
-        answered=False, open_book=False))
-    ctx.session.execute(update(items).where(items.c.id == row.id).values(variant_id=variant_id))
+    db.execute(INSERT_SERVED, {
+        "id": variant_id, "learner_id": ctx.learner_id, "question_id": q.id, "lesson": q.lesson,
+        "kind": str(q.kind), "seed": seed, "bank_version": str(ctx.bank.version),
+        "served_at": ctx.now, "answered": False, "open_book": False})
+    db.execute(SERVE_ITEM, {"b_item": row.id, "variant_id": variant_id})
     view = session_view(ctx, study)
     ctx.session.commit()
     return NextItem(view, row.position, question_view)
@@ -326,8 +337,7 @@ def attempt_view(ctx: Context, attempt: Any, rating: int | None = RATING_UNKNOWN
     reviewed), looked up when not given.
     """
     if rating == RATING_UNKNOWN:
-        logs = ReviewLog.__table__
-        rating = ctx.session.scalar(select(logs.c.rating).where(logs.c.attempt_id == attempt.id))
+        rating = ctx.session.scalar(select(LOGS.c.rating).where(LOGS.c.attempt_id == attempt.id))
     reveal = None
     built = variant_of(ctx, attempt)
     if per_element is None:
@@ -365,8 +375,6 @@ def check_answer_shape(kind: QuestionKind, answer: Any) -> Any:
 # SQLAlchemy's per-call statement construction and cache-key generation, and run on the
 # session's Core connection rather than through the ORM's execute (together about two
 # thirds of a statement's cost, measured with bench/api_bench.py and cProfile).
-SERVED, ATTEMPTS = ServedVariant.__table__, Attempt.__table__
-LEARNERS, CARDS, LOGS = Learner.__table__, ReviewCard.__table__, ReviewLog.__table__
 LOCK_LEARNER = (select(LEARNERS.c.id).where(LEARNERS.c.id == bindparam("b_learner"))
                 .with_for_update(key_share=True))
 # Claim an open variant of this learner and current bank, reading what grading needs, in
@@ -478,9 +486,12 @@ def lock_learner(ctx: Context) -> None:
     Two browsers of one learner answering the same question at once would otherwise both
     create its fsrs card (a unique violation, a 500) or both review the state before the
     other's review (a lost update). ``FOR NO KEY UPDATE`` leaves the foreign-key checks of
-    the learner's other inserts unblocked; SQLite already runs one writer at a time.
+    the learner's other inserts unblocked; SQLite already runs one writer at a time (and
+    has no row locks), so there the statement is not sent.
     """
-    ctx.session.connection().execute(LOCK_LEARNER, {"b_learner": ctx.learner_id})
+    db = ctx.session.connection()
+    if db.dialect.name != "sqlite":
+        db.execute(LOCK_LEARNER, {"b_learner": ctx.learner_id})
 
 
 def find_by_key(ctx: Context, idempotency_key: str) -> Any:
@@ -625,9 +636,8 @@ def rate_attempt(ctx: Context, attempt_id: int, rating_name: str) -> AttemptView
         before = CardState(log.state_before, log.step_before, log.stability_before,
                            log.difficulty_before, log.due_before, log.last_review_before)
         after = scheduling.review(before, rating, log.reviewed_at)
-        cards = ReviewCard.__table__
-        ctx.session.execute(update(cards).where(cards.c.id == log.card_id)
-                            .values(**state_columns(after)))
+        ctx.session.connection().execute(UPDATE_CARD, {"b_card": log.card_id,
+                                                       **state_columns(after)})
         log.rating = int(rating)
         log.rated_by_learner = True
     ctx.session.commit()
@@ -637,7 +647,6 @@ def rate_attempt(ctx: Context, attempt_id: int, rating_name: str) -> AttemptView
 # ---------------------------------------------------------------- mastery
 
 
-MASTERY = Mastery.__table__
 GRADED_HISTORY = select(ATTEMPTS.c.id, ATTEMPTS.c.seed, ATTEMPTS.c.bank_version,
                         ATTEMPTS.c.submitted_at, ATTEMPTS.c.correct, ATTEMPTS.c.closed_book
                         ).where(ATTEMPTS.c.learner_id == bindparam("b_learner"),
