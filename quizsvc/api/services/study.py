@@ -46,6 +46,7 @@ from quizsvc.store.models import (
     SessionItem,
     StudySession,
 )
+from quizsvc.store.session import begin_read_only
 
 log = logging.getLogger(__name__)
 
@@ -244,11 +245,13 @@ def next_question(ctx: Context, session_id: str) -> NextItem:
     study = owned_session(ctx, session_id)
     db = ctx.session.connection()
     row = db.execute(NEXT_ITEM, {"b_session": study.id}).first()
-    if row is None:
-        return NextItem(session_view(ctx, study), None, None)
-    if row.vid is not None:
-        question_view = serve(ctx, row.vid, row.question_id, row.seed, row.served_at)
-        return NextItem(session_view(ctx, study), row.position, question_view)
+    if row is None or row.vid is not None:  # nothing new to serve: end the read at once
+        view = session_view(ctx, study)
+        ctx.session.commit()
+        if row is None:
+            return NextItem(view, None, None)
+        return NextItem(view, row.position,
+                        serve(ctx, row.vid, row.question_id, row.seed, row.served_at))
     q = catalog.index(ctx.bank).questions.get(row.question_id)
     if q is None:
         raise Gone("This session's next question is no longer in the bank; start a new "
@@ -377,15 +380,18 @@ def check_answer_shape(kind: QuestionKind, answer: Any) -> Any:
 # thirds of a statement's cost, measured with bench/api_bench.py and cProfile).
 LOCK_LEARNER = (select(LEARNERS.c.id).where(LEARNERS.c.id == bindparam("b_learner"))
                 .with_for_update(key_share=True))
-# Claim an open variant of this learner and current bank, reading what grading needs, in
-# one statement: of two concurrent answers with different keys, one wins the claim.
+# What grading needs, read before the write transaction: the variant's immutable columns.
+SERVED_FOR_ANSWER = select(
+    SERVED.c.learner_id, SERVED.c.question_id, SERVED.c.lesson, SERVED.c.kind, SERVED.c.seed,
+    SERVED.c.served_at, SERVED.c.answered, SERVED.c.bank_version,
+).where(SERVED.c.id == bindparam("b_variant"))
+# Claim it inside the write transaction, reading the one column that can still change: of
+# two concurrent answers with different keys, one wins the claim.
 CLAIM_VARIANT = (
     update(SERVED)
-    .where(SERVED.c.id == bindparam("b_variant"), SERVED.c.learner_id == bindparam("b_learner"),
-           SERVED.c.answered.is_(False), SERVED.c.bank_version == bindparam("b_bank"))
+    .where(SERVED.c.id == bindparam("b_variant"), SERVED.c.answered.is_(False))
     .values(answered=True)
-    .returning(SERVED.c.question_id, SERVED.c.lesson, SERVED.c.kind, SERVED.c.seed,
-               SERVED.c.served_at, SERVED.c.open_book))
+    .returning(SERVED.c.open_book))
 SERVED_BY_ID = select(SERVED.c.learner_id, SERVED.c.answered).where(
     SERVED.c.id == bindparam("b_variant"))
 ATTEMPT_BY_KEY = select(ATTEMPTS.c.id, ATTEMPTS.c.request_digest).where(
@@ -400,31 +406,39 @@ def submit_attempt(ctx: Context, variant_id: str, answer: Any, idempotency_key: 
 
     A retry with the same key and body returns the first result (``replayed``); the same key
     with another body is 422; a second answer to an answered variant is 409. An answer the
-    bank cannot parse is 422 on ``answer`` and costs no attempt. This is the hot path of the
-    service: prebuilt Core statements, and the variant claimed and read in one. A variant
-    that cannot be claimed (answered, someone else's, unknown, from an older bank) takes the
-    slow path, which tells a retry from the other cases.
+    bank cannot parse is 422 on ``answer`` and costs no attempt.
+
+    This is the hot path of the service. The variant is read and the answer graded before
+    the write transaction begins, in a read-only one: on SQLite, where every write
+    transaction holds the one writer lock, rebuilding a numeric variant (a ledger replay)
+    would otherwise keep the other workers waiting. The write transaction then claims the
+    variant (``answered`` false -> true, so one of two concurrent answers wins) and records
+    the attempt, the review and the mastery verdict with prebuilt Core statements. A
+    variant that cannot be claimed (answered, someone else's, unknown, from an older bank)
+    takes the slow path, which tells a retry from the other cases.
     """
     if not idempotency_key or len(idempotency_key) > MAX_IDEMPOTENCY_KEY:
         raise Invalid("Idempotency-Key", f"required, 1..{MAX_IDEMPOTENCY_KEY} characters",
                       location="headers")
     digest = request_digest(variant_id, answer)
-    db = ctx.session.connection()
-    lock_learner(ctx)
-    served = db.execute(CLAIM_VARIANT, {"b_variant": variant_id, "b_learner": ctx.learner_id,
-                                        "b_bank": str(ctx.bank.version)}).first()
-    if served is None:
+    if not ctx.session.in_transaction():
+        begin_read_only(ctx.session)
+    served = ctx.session.connection().execute(SERVED_FOR_ANSWER,
+                                              {"b_variant": variant_id}).first()
+    ctx.session.commit()  # ends the read: nothing was written
+    if (served is None or served.learner_id != ctx.learner_id or served.answered
+            or served.bank_version != str(ctx.bank.version)):
         return unclaimable(ctx, variant_id, idempotency_key, digest)
     kind = QuestionKind(served.kind)
     graded = kind in catalog.GRADED_KINDS
     values: dict[str, Any] = {
         "learner_id": ctx.learner_id, "variant_id": variant_id,
         "question_id": served.question_id, "lesson": served.lesson, "kind": served.kind,
-        "seed": served.seed, "bank_version": str(ctx.bank.version), "graded": graded,
+        "seed": served.seed, "bank_version": served.bank_version, "graded": graded,
         "correct": None, "score": None, "misconception_id": None,
         "served_at": served.served_at, "submitted_at": ctx.now,
         "duration_ms": max(0, int((ctx.now - served.served_at).total_seconds() * 1000)),
-        "closed_book": not served.open_book, "explanation": None, "explained_at": None,
+        "explanation": None, "explained_at": None,
         "idempotency_key": idempotency_key, "request_digest": digest}
     per_element: tuple[bool, ...] = ()
     try:
@@ -440,12 +454,19 @@ def submit_attempt(ctx: Context, variant_id: str, answer: Any, idempotency_key: 
             per_element = tuple(grade.per_element)
         else:
             values.update(answer=check_answer_shape(kind, answer), revealed_at=ctx.now)
-    except Invalid:
-        ctx.session.rollback()  # give the claim back: an unreadable answer costs nothing
+    except Invalid:  # an unreadable answer costs nothing, unless it retries a used key
         earlier = find_by_key(ctx, idempotency_key)
+        ctx.session.commit()
         if earlier is not None:
             return replay(ctx, earlier, digest)
         raise
+    db = ctx.session.connection()
+    lock_learner(ctx)
+    claimed = db.execute(CLAIM_VARIANT, {"b_variant": variant_id}).first()
+    if claimed is None:  # answered since it was read: a concurrent request won
+        ctx.session.rollback()
+        return unclaimable(ctx, variant_id, idempotency_key, digest)
+    values["closed_book"] = not claimed.open_book
     try:
         attempt_id = db.execute(INSERT_ATTEMPT, values).scalar_one()
     except IntegrityError:  # this key was used for another variant
