@@ -21,7 +21,7 @@ import io
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import exists, select
+from sqlalchemy import Connection, exists, insert, select
 
 from quizsvc.api.services.context import Context
 from quizsvc.api.services.study import opaque_id
@@ -138,40 +138,53 @@ def import_learner_data(ctx: Context, document: dict[str, Any]) -> dict[str, int
     check_references(document)
     if has_data(ctx):
         raise Conflict("This learner already has data; import into a fresh browser.")
-    attempt_ids: dict[int, int] = {}
+    # Bulk inserts (executemany; RETURNING in parameter order where the ids are needed): an
+    # import of a long history was two round trips per attempt.
+    db = ctx.session.connection()
+    served_rows, attempt_rows = [], []
     for row in document["attempts"]:
-        served = ServedVariant(
-            id=opaque_id(ctx), learner_id=ctx.learner_id, question_id=row["question_id"],
-            lesson=row["lesson"], kind=row["kind"], seed=row["seed"],
-            bank_version=row["bank_version"], served_at=row["served_at"], answered=True,
-            open_book=not row["closed_book"])
-        ctx.session.add(served)
-        ctx.session.flush()  # no ORM relationships: parents are flushed before their children
-        attempt = Attempt(learner_id=ctx.learner_id, variant_id=served.id,
-                          **{name: row[name] for name in ATTEMPT_FIELDS})
-        ctx.session.add(attempt)
-        ctx.session.flush()
-        attempt_ids[row["n"]] = attempt.id
-    card_ids: dict[str, int] = {}
-    for row in document["cards"]:
-        card = ReviewCard(learner_id=ctx.learner_id, **{name: row[name] for name in CARD_FIELDS})
-        ctx.session.add(card)
-        ctx.session.flush()
-        card_ids[row["question_id"]] = card.id
-    for row in document["review_log"]:
-        ctx.session.add(ReviewLog(
-            card_id=card_ids[row["question_id"]], learner_id=ctx.learner_id,
-            attempt_id=attempt_ids[row["attempt"]] if row["attempt"] is not None else None,
-            **{name: row[name] for name in LOG_FIELDS}))
-    for row in document["self_assessments"]:
-        ctx.session.add(SelfAssessment(browser_id=ctx.browser_id,
-                                       **{name: row[name] for name in SELF_ASSESSMENT_FIELDS}))
-    ctx.session.flush()
+        variant_id = opaque_id(ctx)
+        served_rows.append({
+            "id": variant_id, "learner_id": ctx.learner_id, "question_id": row["question_id"],
+            "lesson": row["lesson"], "kind": row["kind"], "seed": row["seed"],
+            "bank_version": row["bank_version"], "served_at": row["served_at"],
+            "answered": True, "open_book": not row["closed_book"]})
+        attempt_rows.append({"learner_id": ctx.learner_id, "variant_id": variant_id,
+                             **{name: row[name] for name in ATTEMPT_FIELDS}})
+    insert_rows(db, ServedVariant, served_rows)  # before the attempts that refer to them
+    attempt_ids = dict(zip((row["n"] for row in document["attempts"]),
+                           inserted_ids(db, Attempt, attempt_rows), strict=True))
+    card_rows = [{"learner_id": ctx.learner_id, **{name: row[name] for name in CARD_FIELDS}}
+                 for row in document["cards"]]
+    card_ids = dict(zip((row["question_id"] for row in document["cards"]),
+                        inserted_ids(db, ReviewCard, card_rows), strict=True))
+    insert_rows(db, ReviewLog, [{
+        "card_id": card_ids[row["question_id"]], "learner_id": ctx.learner_id,
+        "attempt_id": attempt_ids[row["attempt"]] if row["attempt"] is not None else None,
+        **{name: row[name] for name in LOG_FIELDS}} for row in document["review_log"]])
+    insert_rows(db, SelfAssessment, [
+        {"browser_id": ctx.browser_id, **{name: row[name] for name in SELF_ASSESSMENT_FIELDS}}
+        for row in document["self_assessments"]])
     mastery_rows = restore_mastery(ctx, document, attempt_ids)
     ctx.session.commit()
     return {"attempts": len(attempt_ids), "cards": len(card_ids),
             "review_log": len(document["review_log"]),
             "self_assessments": len(document["self_assessments"]), "mastery": mastery_rows}
+
+
+def insert_rows(db: Connection, model: Any, rows: list[dict[str, Any]]) -> None:
+    """Insert ``rows`` into ``model``'s table in one executemany (nothing when empty)."""
+    if rows:
+        db.execute(insert(model.__table__), rows)
+
+
+def inserted_ids(db: Connection, model: Any, rows: list[dict[str, Any]]) -> list[int]:
+    """Insert ``rows`` into ``model``'s table; return their new ids in the order of ``rows``."""
+    if not rows:
+        return []
+    table = model.__table__
+    return list(db.execute(insert(table).returning(table.c.id, sort_by_parameter_order=True),
+                           rows).scalars())
 
 
 def restore_mastery(ctx: Context, document: dict[str, Any], attempt_ids: dict[int, int]
@@ -191,7 +204,7 @@ def restore_mastery(ctx: Context, document: dict[str, Any], attempt_ids: dict[in
             graded.setdefault(a["question_id"], []).append(mastery_policy.GradedAttempt(
                 attempt_ids[a["n"]], (a["seed"], a["bank_version"]), a["submitted_at"],
                 bool(a["correct"]), a["closed_book"]))
-    written = 0
+    rows: list[dict[str, Any]] = []
     for question_id in sorted(graded):
         verdict = mastery_policy.evaluate(graded[question_id])
         if not verdict.ever_mastered:
@@ -201,13 +214,14 @@ def restore_mastery(ctx: Context, document: dict[str, Any], attempt_ids: dict[in
                   and record["mastered"] == verdict.mastered
                   and record["mastered_at"] == verdict.mastered_at
                   and [attempt_ids[n] for n in record["evidence"]] == list(verdict.evidence))
-        ctx.session.add(Mastery(
-            learner_id=ctx.learner_id, question_id=question_id, lesson=lessons[question_id],
-            mastered=verdict.mastered, mastered_at=verdict.mastered_at,
-            evidence=list(verdict.evidence), policy=mastery_policy.POLICY,
-            evaluated_at=record["evaluated_at"] if agrees else ctx.now))
-        written += 1
-    return written
+        rows.append({
+            "learner_id": ctx.learner_id, "question_id": question_id,
+            "lesson": lessons[question_id], "mastered": verdict.mastered,
+            "mastered_at": verdict.mastered_at, "evidence": list(verdict.evidence),
+            "policy": mastery_policy.POLICY,
+            "evaluated_at": record["evaluated_at"] if agrees else ctx.now})
+    insert_rows(ctx.session.connection(), Mastery, rows)
+    return len(rows)
 
 
 def epoch_ms(moment: datetime) -> int:
