@@ -133,11 +133,26 @@ def handle_service_error(error: ServiceError) -> Response:
 
 
 def database_unreachable(error: BaseException) -> bool:
-    """Tell whether a database error means "cannot reach the database" rather than a bug."""
-    if isinstance(error, sa_exc.OperationalError | sa_exc.InterfaceError | sa_exc.TimeoutError
-                  | TimeoutError):
-        return True
-    return isinstance(error, sa_exc.DBAPIError) and error.connection_invalidated
+    """Tell whether a database error means "cannot reach the database" rather than a bug.
+
+    The cause chain is searched too, and a connection that was invalidated mid-transaction
+    ("Can't reconnect until invalid transaction is rolled back") counts as unreachable.
+    """
+    seen = 0
+    current: BaseException | None = error
+    while current is not None and seen < 8:
+        if isinstance(current, sa_exc.OperationalError | sa_exc.InterfaceError
+                      | sa_exc.TimeoutError | sa_exc.DisconnectionError | TimeoutError):
+            return True
+        if isinstance(current, sa_exc.DBAPIError) and current.connection_invalidated:
+            return True
+        if isinstance(current, sa_exc.PendingRollbackError) and (
+            "invalid transaction" in str(current) or "reconnect" in str(current)
+        ):
+            return True
+        current = current.__cause__ or current.__context__
+        seen += 1
+    return False
 
 
 def handle_database_error(error: Exception) -> Response:
@@ -196,6 +211,8 @@ def register_error_handlers(app: Flask) -> None:
     app.register_error_handler(ServiceError, handle_service_error)
     app.register_error_handler(HTTPException, handle_http_exception)
     app.register_error_handler(sa_exc.DBAPIError, handle_database_error)
+    app.register_error_handler(sa_exc.PendingRollbackError, handle_database_error)
+    app.register_error_handler(sa_exc.DisconnectionError, handle_database_error)
     app.register_error_handler(sa_exc.TimeoutError, handle_database_error)
     app.register_error_handler(TimeoutError, handle_database_error)
     app.register_error_handler(Exception, handle_unexpected)

@@ -212,7 +212,7 @@ def test_a_database_outage_is_503_with_retry_after_and_loses_nothing(service: Se
     during = [e for e in events
               if e.began >= moments["stopped"] and e.ended <= moments["starting"]]
     failures = [e for e in events if e.status is None or (e.status >= 500 and e.status != 503)]
-    assert failures == [], service.log_tail()
+    assert failures == [], (failures, service.log_tail())
     assert during, "no request was sent while PostgreSQL was down"
     assert {e.status for e in during} == {503}
     unavailable = [e for e in events if e.status == 503]
