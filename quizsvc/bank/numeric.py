@@ -345,6 +345,27 @@ def request(
     }
 
 
+def first_kv_shortage(
+    prompts: list[int], spare_blocks: int, block_size: int, max_step: int
+) -> int | None:
+    """Return the first decode step in which some request cannot get its next KV block.
+
+    Requests prefilled ``prompts`` at step 0 (one block per ``block_size`` slots) with
+    ``spare_blocks`` left over, then each decodes one token per step in list order. Used to
+    place a question's asked step at the first preemption, without setting counters by hand.
+    """
+    held = [-(-prompt // block_size) for prompt in prompts]
+    free = spare_blocks
+    for step in range(1, max_step + 1):
+        for index, prompt in enumerate(prompts):
+            need = -(-(prompt + step) // block_size) - held[index]
+            if need > free:
+                return step
+            held[index] += need
+            free -= need
+    return None
+
+
 def scenario(
     name: str,
     config: dict[str, Any],

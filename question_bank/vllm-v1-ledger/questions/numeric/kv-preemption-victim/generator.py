@@ -8,7 +8,7 @@ step from whole-block arithmetic; ``describe`` checks the trace agrees (else: re
 """
 
 from quizsvc.bank.errors import Redraw
-from quizsvc.bank.numeric import Build, request, scenario, scheduled, step_field
+from quizsvc.bank.numeric import Build, first_kv_shortage, request, scenario, scheduled, step_field
 
 BLOCK = 4
 NAMES = ("A", "B", "C")
@@ -22,16 +22,7 @@ def blocks(tokens):
 
 def first_shortage(prompts, spare):
     """Return the first decode step in which some request cannot get its next block."""
-    held = [blocks(p) for p in prompts]
-    free = spare
-    for step in range(1, MAX_STEP + 1):
-        for i, prompt in enumerate(prompts):
-            need = blocks(prompt + step) - held[i]
-            if need > free:
-                return step
-            held[i] += need
-            free -= need
-    return None
+    return first_kv_shortage(prompts, spare, BLOCK, MAX_STEP)
 
 
 def admission_order(p):
