@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
@@ -98,6 +99,13 @@ def check_block_accounting(kv: KVCacheManager) -> None:
     assert total == len(held) + kv.num_free_blocks
 
 
+def scheduled_steps(engine: Engine) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
+    """Yield (step record, its schedule) for every step in which schedule() ran."""
+    for record in engine.steps:
+        if record["schedule"] is not None:
+            yield record, record["schedule"]
+
+
 PROPERTY_SETTINGS = settings(
     max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
@@ -110,10 +118,7 @@ def test_budgets_are_never_overspent(raw: dict[str, Any]) -> None:
     if engine is None:
         return
     config = engine.config
-    for record in engine.steps:
-        schedule = record["schedule"]
-        if schedule is None:
-            continue
+    for _record, schedule in scheduled_steps(engine):
         counts = schedule["num_scheduled_tokens"]
         assert sum(counts.values()) == schedule["total_num_scheduled_tokens"]
         assert sum(counts.values()) <= config.token_budget
@@ -128,10 +133,7 @@ def test_drafts_verified_never_exceed_drafts_held(raw: dict[str, Any]) -> None:
     engine = run(raw)
     if engine is None:
         return
-    for record in engine.steps:
-        schedule = record["schedule"]
-        if schedule is None:
-            continue
+    for record, schedule in scheduled_steps(engine):
         for request_id, verified in schedule["scheduled_spec_decode_tokens"].items():
             before = record["requests"][request_id]["before_schedule"]
             padded = request_id in schedule["new_req_ids"] + schedule["resumed_req_ids"]
@@ -162,10 +164,7 @@ def test_preempted_request_restarts_from_zero(raw: dict[str, Any]) -> None:
     engine = run(raw)
     if engine is None:
         return
-    for record in engine.steps:
-        schedule = record["schedule"]
-        if schedule is None:
-            continue
+    for record, schedule in scheduled_steps(engine):
         for request_id in schedule["preempted_ids"]:
             entry = record["requests"].get(request_id)
             if entry is None or "after_schedule" not in entry:
