@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from quizsvc.bank import grading, numeric
+from quizsvc.bank.answer_key import AnswerKey
 from quizsvc.bank.errors import BankError, NotFound
 from quizsvc.bank.loader import BankContent, LessonEntry, QuestionEntry, read_content, text
 from quizsvc.bank.model import (
@@ -137,6 +138,14 @@ class Bank:
                 "variant", "bank_version", "the variant belongs to another bank version"
             )
         return grading.grade(variant, raw_answer)
+
+    def grade_key(self, key: AnswerKey, raw_answer: Any) -> Grade:
+        """Grade a raw answer against a stored answer key of this bank (no variant rebuilt)."""
+        if key.bank_version != self.version:
+            raise BankError(
+                "variant", "bank_version", "the answer key belongs to another bank version"
+            )
+        return grading.grade_key(key, raw_answer)
 
     def numeric_draw(self, question_id: str, seed: int) -> numeric.NumericDraw:
         """Generate the numeric draw (scenario, trace, answer) behind a numeric variant."""

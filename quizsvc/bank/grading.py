@@ -5,6 +5,9 @@ the wrong length, an unknown option) is a ``parse_error`` and costs the learner 
 an answer that can be read is graded exactly (integers), per element with partial credit
 (vectors), or by option ids. Numeric and choice answers that match a named wrong model are
 reported with that misconception.
+
+Grading reads only a variant's ``AnswerKey`` (``grade_key``), so the service can grade from a
+key it stored when it served the variant instead of rebuilding the variant.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import json
 import re
 from typing import Any
 
+from quizsvc.bank.answer_key import AnswerKey
 from quizsvc.bank.model import Grade, Misconception, QuestionKind, Variant
 
 MAX_TEXT = 20_000
@@ -114,57 +118,66 @@ def parse_rating(raw: Any) -> int:
     return rating
 
 
-def _matching(variant: Variant, answer: Any) -> Misconception | None:
-    for misconception in variant.misconceptions:
+def _matching(key: AnswerKey, answer: Any) -> Misconception | None:
+    for misconception in key.misconceptions:
         if misconception.answer == answer:
             return misconception
     return None
 
 
 def grade(variant: Variant, raw: Any) -> Grade:
-    """Grade ``raw`` (what a client sent: a JSON value or a string) against ``variant``."""
+    """Grade ``raw`` (what a client sent: a JSON value or a string) against ``variant``.
+
+    A variant is graded through its answer key, so grading from a built variant and from a
+    stored key cannot drift apart.
+    """
+    return grade_key(AnswerKey.from_variant(variant), raw)
+
+
+def grade_key(key: AnswerKey, raw: Any) -> Grade:
+    """Grade ``raw`` against a variant's answer key, without rebuilding the variant."""
     try:
-        return _grade(variant, raw)
+        return _grade(key, raw)
     except ParseError as error:
         return Grade(correct=False, score=0.0, parse_error=str(error))
 
 
-def _grade(variant: Variant, raw: Any) -> Grade:
-    kind = variant.kind
-    option_ids = {option.id for option in variant.input.options}
+def _grade(key: AnswerKey, raw: Any) -> Grade:
+    kind = key.kind
+    option_ids = set(key.option_ids)
     if kind is QuestionKind.NUMERIC:
-        if variant.input.type == "vector":
-            values = parse_vector(raw, variant.input.length or 0)
-            per_element = tuple(v == a for v, a in zip(values, variant.answer, strict=True))
+        if key.input_type == "vector":
+            values = parse_vector(raw, key.length or 0)
+            per_element = tuple(v == a for v, a in zip(values, key.answer, strict=True))
             score = sum(per_element) / len(per_element)
             correct = all(per_element)
-            wrong = None if correct else _matching(variant, values)
+            wrong = None if correct else _matching(key, values)
             return Grade(correct, score, misconception=wrong, per_element=per_element)
         value = parse_integer(raw)
-        correct = value == variant.answer
-        wrong = None if correct else _matching(variant, value)
+        correct = value == key.answer
+        wrong = None if correct else _matching(key, value)
         return Grade(correct, 1.0 if correct else 0.0, misconception=wrong)
     if kind in (QuestionKind.CHOICE, QuestionKind.ANCHOR):
         choice = parse_choice(raw, option_ids)
-        correct = choice == variant.answer
-        wrong = None if correct else _matching(variant, choice)
+        correct = choice == key.answer
+        wrong = None if correct else _matching(key, choice)
         return Grade(correct, 1.0 if correct else 0.0, misconception=wrong)
     if kind is QuestionKind.MULTI:
         chosen = set(parse_ids(raw, option_ids))
-        expected = set(variant.answer)
+        expected = set(key.answer)
         hits = len(chosen & expected)
         false_picks = len(chosen - expected)
         score = max(0.0, (hits - false_picks) / len(expected))
         correct = chosen == expected
         wrong = None
         if not correct:
-            wrong = next((m for m in variant.misconceptions if m.answer in chosen), None)
+            wrong = next((m for m in key.misconceptions if m.answer in chosen), None)
         return Grade(correct, score, misconception=wrong)
     if kind is QuestionKind.ORDER:
         order = parse_ids(raw, option_ids)
-        if len(order) != len(variant.answer):
-            raise ParseError(f"expected all {len(variant.answer)} items in order")
-        per_element = tuple(a == b for a, b in zip(order, variant.answer, strict=True))
+        if len(order) != len(key.answer):
+            raise ParseError(f"expected all {len(key.answer)} items in order")
+        per_element = tuple(a == b for a, b in zip(order, key.answer, strict=True))
         return Grade(all(per_element), sum(per_element) / len(per_element), per_element=per_element)
     if kind is QuestionKind.FLASHCARD:
         rating = parse_rating(raw)
