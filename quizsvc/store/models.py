@@ -84,12 +84,18 @@ class Base(DeclarativeBase):
 
 
 class Learner(Base):
-    """One person: owns attempts, review cards and mastery records across linked browsers."""
+    """One person: owns attempts, review cards and mastery records across linked browsers.
+
+    ``review_seq`` is bumped by every transaction that changes the learner's attempts, cards,
+    review log or mastery (``study.lock_learner``), so the lock-free answer path can tell
+    whether what it read is still current.
+    """
 
     __tablename__ = "learner"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     created_at: Mapped[datetime]
+    review_seq: Mapped[int] = mapped_column(Integer, server_default="0")
 
 
 class Browser(Base):
@@ -181,7 +187,9 @@ class ServedVariant(Base):
     """A variant handed to a learner: ``(question_id, seed, bank_version)`` behind an opaque id.
 
     The seed never leaves the server. ``open_book`` turns true if the learner reads the
-    lesson while this variant is open (served, not yet answered).
+    lesson while this variant is open (served, not yet answered). ``answer_key`` is what
+    grading needs, computed once when served; older rows have none and are graded by
+    rebuilding the variant.
     """
 
     __tablename__ = "served_variant"
@@ -197,6 +205,8 @@ class ServedVariant(Base):
     served_at: Mapped[datetime]
     answered: Mapped[bool] = mapped_column(Boolean, default=False)
     open_book: Mapped[bool] = mapped_column(Boolean, default=False)
+    # The sealed answer key computed when served (``quizsvc.bank.AnswerKey`` JSON); never sent.
+    answer_key: Mapped[str | None] = mapped_column(Text)
 
 
 class Attempt(Base):
