@@ -254,7 +254,11 @@ def client_headers(client: Client, **extra: str) -> tuple[tuple[str, str], ...]:
 
 def prepare_answers(engine: Any, bank: Any, clients: list[Client], per_client: int,
                     rng: random.Random) -> list[list[Job]]:
-    """Write served variants for each client and return attempt jobs (half right)."""
+    """Write served variants for each client and return attempt jobs (half right).
+
+    Each row carries the sealed answer key, as ``next_question`` stores it when serving.
+    """
+    from quizsvc.bank.answer_key import AnswerKey
     from quizsvc.store.models import ServedVariant
 
     graded = [q for q in bank.questions.values() if str(q.kind) in GRADED_KINDS]
@@ -271,7 +275,8 @@ def prepare_answers(engine: Any, bank: Any, clients: list[Client], per_client: i
                          "question_id": question.id, "lesson": question.lesson,
                          "kind": str(question.kind), "seed": seed,
                          "bank_version": str(bank.version), "served_at": now,
-                         "answered": False, "open_book": False})
+                         "answered": False, "open_book": False,
+                         "answer_key": AnswerKey.from_variant(variant).to_json()})
             answer = variant.answer if i % 2 == 0 else wrong(variant)
             jobs.append(Job("POST", "/api/attempts", {"variant_id": variant_id,
                                                       "answer": answer},

@@ -1,7 +1,7 @@
 """A small in-memory question bank with the real bank's interface, for service tests.
 
 It implements what the service calls on ``quizsvc.bank.Bank`` (``version``, ``lessons``,
-``questions``, ``questions_for``, ``variant``, ``grade``, ``lesson_text``) with one question
+``questions``, ``questions_for``, ``variant``, ``grade``, ``grade_key``, ``lesson_text``) with one question
 of each kind the service treats differently: a numeric vector (partial credit and a
 misconception), a single choice, a flashcard and a free-text explanation.
 """
@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from quizsvc.bank.answer_key import AnswerKey
 from quizsvc.bank.model import (
     AnswerInput,
     Grade,
@@ -125,12 +126,25 @@ class FakeBank:
                          misconception=hit)
         if variant.kind is QuestionKind.CHOICE:
             options = {o.id for o in variant.input.options}
-            if raw_answer not in options:
-                return Grade(correct=False, score=0.0, parse_error="unknown option")
-            hit = next((m for m in variant.misconceptions if m.answer == raw_answer), None)
-            right = raw_answer == variant.answer
-            return Grade(correct=right, score=float(right), misconception=hit)
+            return self._grade_choice(variant, options, raw_answer)
         raise ValueError(f"{variant.kind} questions are not graded")
+
+    def grade_key(self, key: AnswerKey, raw_answer: Any) -> Grade:
+        """Grade from a sealed answer key exactly as ``grade`` does from the variant."""
+        if key.kind is QuestionKind.CHOICE:
+            return self._grade_choice(key, set(key.option_ids), raw_answer)
+        if key.kind is QuestionKind.NUMERIC:
+            return self.grade(key, raw_answer)  # type: ignore[arg-type]  # reads kind, answer, misconceptions
+        raise ValueError(f"{key.kind} questions are not graded")
+
+    @staticmethod
+    def _grade_choice(variant: Variant | AnswerKey, options: set[str], raw_answer: Any
+                      ) -> Grade:
+        if raw_answer not in options:
+            return Grade(correct=False, score=0.0, parse_error="unknown option")
+        hit = next((m for m in variant.misconceptions if m.answer == raw_answer), None)
+        right = raw_answer == variant.answer
+        return Grade(correct=right, score=float(right), misconception=hit)
 
     def lesson_text(self, lesson_id: str, lang: str) -> str:
         """Return the lesson's text (KeyError for an unknown lesson)."""

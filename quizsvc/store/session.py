@@ -189,6 +189,21 @@ def begin_read_only(session: Session) -> None:
     session.connection(execution_options=options)
 
 
+def begin_single_statement(session: Session) -> None:
+    """Begin ``session``'s transaction for one statement that is atomic by itself.
+
+    On PostgreSQL it runs in autocommit: the statement is its own transaction, which saves
+    the BEGIN and COMMIT round trips (not when the session joins a test's open transaction).
+    Elsewhere it is an ordinary write transaction (on SQLite: the writer lock), to be
+    committed or rolled back as usual. Call it before the session's first statement.
+    """
+    bind = session.get_bind()
+    if isinstance(bind, Engine) and bind.dialect.name == "postgresql":
+        session.connection(execution_options={"isolation_level": "AUTOCOMMIT"})
+    else:
+        session.connection()
+
+
 def get_db() -> Database:
     """Return the current app's ``Database``."""
     from flask import current_app

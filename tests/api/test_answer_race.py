@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
-from quizsvc.api.services import catalog
+from quizsvc.api.services import study as study_service
 from quizsvc.store.models import Attempt, ReviewLog
 from tests.api.support import Study
 from tests.fake_bank import LESSON_ID
@@ -25,18 +25,19 @@ def served_numeric(study: Study) -> str:
 
 @pytest.fixture
 def answered_meanwhile(monkeypatch: pytest.MonkeyPatch) -> Any:
-    """Make the next grading first send ``(variant_id, answer, key)`` as a concurrent request."""
-    real = catalog.variant
+    """Make the next grading first send ``(variant_id, answer, key)`` as a concurrent request
+    (after the answer path's lock-free read, before its write)."""
+    real = study_service.decide_answer
     pending: list[tuple[Study, str, Any, str]] = []
     results: list[Any] = []
 
-    def variant(bank: Any, question_id: str, seed: int) -> Any:
+    def decide_answer(*args: Any) -> Any:
         if pending:
             study, variant_id, answer, key = pending.pop()
             results.append(study.answer(variant_id, answer, key=key))
-        return real(bank, question_id, seed)
+        return real(*args)
 
-    monkeypatch.setattr(catalog, "variant", variant)
+    monkeypatch.setattr(study_service, "decide_answer", decide_answer)
     return pending, results
 
 

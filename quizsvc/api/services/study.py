@@ -30,12 +30,14 @@ from sqlalchemy.exc import IntegrityError
 
 from quizsvc.api.services import catalog
 from quizsvc.api.services.context import Context
+from quizsvc.bank.answer_key import AnswerKey
 from quizsvc.bank.errors import BankError
 from quizsvc.bank.model import AnswerInput, Misconception, QuestionKind, Text, Variant
 from quizsvc.errors import Conflict, Gone, Invalid, NotFound
 from quizsvc.review import mastery as mastery_policy
 from quizsvc.review import scheduling
 from quizsvc.review.scheduling import CardState, ReviewRating
+from quizsvc.store import answer_path
 from quizsvc.store.models import (
     Attempt,
     Learner,
@@ -46,7 +48,7 @@ from quizsvc.store.models import (
     SessionItem,
     StudySession,
 )
-from quizsvc.store.session import begin_read_only
+from quizsvc.store.session import begin_read_only, begin_single_statement
 
 log = logging.getLogger(__name__)
 
@@ -267,10 +269,13 @@ def next_question(ctx: Context, session_id: str) -> NextItem:
                 raise
             log.warning("question %s: seed %d gives no variant (%s); drawing another", q.id,
                         seed, error)
+    # Seal the answer key now, while the variant is built: grading then needs no rebuild.
+    answer_key = AnswerKey.from_variant(catalog.variant(ctx.bank, q.id, seed)).to_json()
     db.execute(INSERT_SERVED, {
         "id": variant_id, "learner_id": ctx.learner_id, "question_id": q.id, "lesson": q.lesson,
         "kind": str(q.kind), "seed": seed, "bank_version": str(ctx.bank.version),
-        "served_at": ctx.now, "answered": False, "open_book": False})
+        "served_at": ctx.now, "answered": False, "open_book": False,
+        "answer_key": answer_key})
     db.execute(SERVE_ITEM, {"b_item": row.id, "variant_id": variant_id})
     view = session_view(ctx, study)
     ctx.session.commit()
@@ -331,20 +336,22 @@ RATING_UNKNOWN = -1  # attempt_view: look the rating up
 
 
 def attempt_view(ctx: Context, attempt: Any, rating: int | None = RATING_UNKNOWN,
-                 replayed: bool = False, per_element: tuple[bool, ...] | None = None
-                 ) -> AttemptView:
+                 replayed: bool = False, per_element: tuple[bool, ...] | None = None,
+                 key: AnswerKey | None = None) -> AttemptView:
     """Build the client's view of an attempt; the reveal only once it was earned.
 
     ``attempt`` is an ``Attempt`` or any object with its columns as attributes (the answer
     path passes the inserted values); ``rating`` is the fsrs rating of its review (None: not
-    reviewed), looked up when not given.
+    reviewed), looked up when not given. ``key`` is the variant's answer key when the caller
+    has it (the answer path); otherwise the variant is rebuilt.
     """
     if rating == RATING_UNKNOWN:
         rating = ctx.session.scalar(select(LOGS.c.rating).where(LOGS.c.attempt_id == attempt.id))
     reveal = None
-    built = variant_of(ctx, attempt)
+    built: AnswerKey | Variant | None = key if key is not None else variant_of(ctx, attempt)
     if per_element is None:
-        per_element = (ctx.bank.grade(built, attempt.answer).per_element
+        grade = ctx.bank.grade_key if isinstance(built, AnswerKey) else ctx.bank.grade
+        per_element = (grade(built, attempt.answer).per_element
                        if built is not None and attempt.graded else ())
     if attempt.revealed_at is not None and built is not None:
         hit = next((m for m in built.misconceptions if m.id == attempt.misconception_id), None)
@@ -374,30 +381,15 @@ def check_answer_shape(kind: QuestionKind, answer: Any) -> Any:
     return answer
 
 
-# The answer path runs these statements on every graded answer. Built once, they skip
-# SQLAlchemy's per-call statement construction and cache-key generation, and run on the
-# session's Core connection rather than through the ORM's execute (together about two
-# thirds of a statement's cost, measured with bench/api_bench.py and cProfile).
-LOCK_LEARNER = (select(LEARNERS.c.id).where(LEARNERS.c.id == bindparam("b_learner"))
-                .with_for_update(key_share=True))
-# What grading needs, read before the write transaction: the variant's immutable columns.
-SERVED_FOR_ANSWER = select(
-    SERVED.c.learner_id, SERVED.c.question_id, SERVED.c.lesson, SERVED.c.kind, SERVED.c.seed,
-    SERVED.c.served_at, SERVED.c.answered, SERVED.c.bank_version,
-).where(SERVED.c.id == bindparam("b_variant"))
-# Claim it inside the write transaction, reading the one column that can still change: of
-# two concurrent answers with different keys, one wins the claim.
-CLAIM_VARIANT = (
-    update(SERVED)
-    .where(SERVED.c.id == bindparam("b_variant"), SERVED.c.answered.is_(False))
-    .values(answered=True)
-    .returning(SERVED.c.open_book))
+# The statements the slow paths share (retries, conflicts, explanations, ratings).
+LOCK_LEARNER = (update(LEARNERS).where(LEARNERS.c.id == bindparam("b_learner"))
+                .values(review_seq=LEARNERS.c.review_seq + 1))
 SERVED_BY_ID = select(SERVED.c.learner_id, SERVED.c.answered).where(
     SERVED.c.id == bindparam("b_variant"))
 ATTEMPT_BY_KEY = select(ATTEMPTS.c.id, ATTEMPTS.c.request_digest).where(
     ATTEMPTS.c.learner_id == bindparam("b_learner"),
     ATTEMPTS.c.idempotency_key == bindparam("b_key"))
-INSERT_ATTEMPT = insert(ATTEMPTS).returning(ATTEMPTS.c.id)
+ANSWER_TRIES = 3  # a lock-free try, then locked ones (open-book marking takes no lock)
 
 
 def submit_attempt(ctx: Context, variant_id: str, answer: Any, idempotency_key: str
@@ -408,81 +400,154 @@ def submit_attempt(ctx: Context, variant_id: str, answer: Any, idempotency_key: 
     with another body is 422; a second answer to an answered variant is 409. An answer the
     bank cannot parse is 422 on ``answer`` and costs no attempt.
 
-    This is the hot path of the service. The variant is read and the answer graded before
-    the write transaction begins, in a read-only one: on SQLite, where every write
-    transaction holds the one writer lock, rebuilding a numeric variant (a ledger replay)
-    would otherwise keep the other workers waiting. The write transaction then claims the
-    variant (``answered`` false -> true, so one of two concurrent answers wins) and records
-    the attempt, the review and the mastery verdict with prebuilt Core statements. A
-    variant that cannot be claimed (answered, someone else's, unknown, from an older bank)
-    takes the slow path, which tells a retry from the other cases.
+    This is the hot path of the service (``quizsvc/api/README.md``). The first try takes no
+    lock: one query reads the variant with its sealed answer key, the learner's
+    ``review_seq``, the question's card, mastery record and graded history
+    (``store.answer_path``); the answer is graded, reviewed and judged by the mastery policy
+    in Python; one write records it all, on condition that ``review_seq`` is unchanged and
+    the variant still unanswered. If another transaction got in between, the answer is
+    redone under the learner lock, where the snapshot cannot go stale. A variant that cannot
+    be claimed (answered, someone else's, unknown, from an older bank) takes the slow path,
+    which tells a retry from the other cases.
     """
     if not idempotency_key or len(idempotency_key) > MAX_IDEMPOTENCY_KEY:
         raise Invalid("Idempotency-Key", f"required, 1..{MAX_IDEMPOTENCY_KEY} characters",
                       location="headers")
     digest = request_digest(variant_id, answer)
-    if not ctx.session.in_transaction():
-        begin_read_only(ctx.session)
-    served = ctx.session.connection().execute(SERVED_FOR_ANSWER,
-                                              {"b_variant": variant_id}).first()
-    ctx.session.commit()  # ends the read: nothing was written
-    if (served is None or served.learner_id != ctx.learner_id or served.answered
-            or served.bank_version != str(ctx.bank.version)):
-        return unclaimable(ctx, variant_id, idempotency_key, digest)
-    kind = QuestionKind(served.kind)
+    for try_number in range(ANSWER_TRIES):
+        locked = try_number > 0
+        if ctx.session.in_transaction():
+            ctx.session.commit()
+        if locked:
+            lock_learner(ctx)  # begins the write transaction; the snapshot stays current
+        else:
+            begin_read_only(ctx.session)
+        snapshot = answer_path.read_snapshot(ctx.session, variant_id)
+        if not locked:
+            ctx.session.commit()  # ends the read: nothing was written
+        if (snapshot is None or snapshot.learner_id != ctx.learner_id or snapshot.answered
+                or snapshot.bank_version != str(ctx.bank.version)):
+            ctx.session.rollback()
+            return unclaimable(ctx, variant_id, idempotency_key, digest)
+        key = answer_key_of(ctx, snapshot)
+        try:
+            decided = decide_answer(ctx, snapshot, key, answer, idempotency_key, digest)
+        except Invalid:  # an unreadable answer costs nothing, unless it retries a used key
+            ctx.session.rollback()
+            earlier = find_by_key(ctx, idempotency_key)
+            ctx.session.commit()
+            if earlier is not None:
+                return replay(ctx, earlier, digest)
+            raise
+        if not locked:
+            begin_single_statement(ctx.session)
+        try:
+            attempt_id = answer_path.write_answer(ctx.session, decided.write)
+        except IntegrityError:  # this key was used for another variant
+            ctx.session.rollback()
+            earlier = find_by_key(ctx, idempotency_key)
+            if earlier is None:
+                raise
+            return replay(ctx, earlier, digest)
+        if attempt_id is None:  # stale snapshot, or marked open-book meanwhile: redo
+            ctx.session.rollback()
+            continue
+        ctx.session.commit()
+        attempt = SimpleNamespace(id=attempt_id, **decided.write.attempt)
+        return attempt_view(ctx, attempt, decided.rating, per_element=decided.per_element,
+                            key=key)
+    raise Conflict("This answer kept colliding with the learner's other answers; send it "
+                   "again.")
+
+
+def answer_key_of(ctx: Context, snapshot: answer_path.AnswerSnapshot) -> AnswerKey:
+    """Return the variant's sealed answer key: the stored one, else rebuilt from the bank.
+
+    Variants served before keys were stored (or whose key format has changed since) are
+    rebuilt, as every variant used to be.
+    """
+    if snapshot.answer_key is not None:
+        try:
+            return AnswerKey.from_json(snapshot.answer_key)
+        except ValueError:
+            log.warning("variant %s: unreadable answer key; rebuilding the variant",
+                        snapshot.variant_id)
+    return AnswerKey.from_variant(catalog.variant(ctx.bank, snapshot.question_id,
+                                                  snapshot.seed))
+
+
+@dataclass(frozen=True)
+class DecidedAnswer:
+    """An answer graded, reviewed and judged: the rows to write and what the view shows."""
+
+    write: answer_path.AnswerWrite
+    rating: int | None
+    per_element: tuple[bool, ...]
+
+
+def decide_answer(ctx: Context, snapshot: answer_path.AnswerSnapshot, key: AnswerKey,
+                  answer: Any, idempotency_key: str, digest: str) -> DecidedAnswer:
+    """Grade ``answer`` and decide every row it writes (raises ``Invalid`` if unreadable)."""
+    kind = QuestionKind(snapshot.kind)
     graded = kind in catalog.GRADED_KINDS
     values: dict[str, Any] = {
-        "learner_id": ctx.learner_id, "variant_id": variant_id,
-        "question_id": served.question_id, "lesson": served.lesson, "kind": served.kind,
-        "seed": served.seed, "bank_version": served.bank_version, "graded": graded,
+        "learner_id": ctx.learner_id, "variant_id": snapshot.variant_id,
+        "question_id": snapshot.question_id, "lesson": snapshot.lesson, "kind": snapshot.kind,
+        "seed": snapshot.seed, "bank_version": snapshot.bank_version, "graded": graded,
         "correct": None, "score": None, "misconception_id": None,
-        "served_at": served.served_at, "submitted_at": ctx.now,
-        "duration_ms": max(0, int((ctx.now - served.served_at).total_seconds() * 1000)),
-        "explanation": None, "explained_at": None,
+        "served_at": snapshot.served_at, "submitted_at": ctx.now,
+        "duration_ms": max(0, int((ctx.now - snapshot.served_at).total_seconds() * 1000)),
+        "closed_book": not snapshot.open_book, "explanation": None, "explained_at": None,
         "idempotency_key": idempotency_key, "request_digest": digest}
-    per_element: tuple[bool, ...] = ()
-    try:
-        if graded:
-            grade = ctx.bank.grade(catalog.variant(ctx.bank, served.question_id, served.seed),
-                                   answer)
-            if grade.parse_error:
-                raise Invalid("answer", grade.parse_error)
-            values.update(
-                answer=answer, correct=bool(grade.correct), score=float(grade.score),
-                misconception_id=grade.misconception.id if grade.misconception else None,
-                revealed_at=ctx.now if grade.correct else None)
-            per_element = tuple(grade.per_element)
-        else:
-            values.update(answer=check_answer_shape(kind, answer), revealed_at=ctx.now)
-    except Invalid:  # an unreadable answer costs nothing, unless it retries a used key
-        earlier = find_by_key(ctx, idempotency_key)
-        ctx.session.commit()
-        if earlier is not None:
-            return replay(ctx, earlier, digest)
-        raise
-    db = ctx.session.connection()
-    lock_learner(ctx)
-    claimed = db.execute(CLAIM_VARIANT, {"b_variant": variant_id}).first()
-    if claimed is None:  # answered since it was read: a concurrent request won
-        ctx.session.rollback()
-        return unclaimable(ctx, variant_id, idempotency_key, digest)
-    values["closed_book"] = not claimed.open_book
-    try:
-        attempt_id = db.execute(INSERT_ATTEMPT, values).scalar_one()
-    except IntegrityError:  # this key was used for another variant
-        ctx.session.rollback()
-        earlier = find_by_key(ctx, idempotency_key)
-        if earlier is None:
-            raise
-        return replay(ctx, earlier, digest)
-    attempt = SimpleNamespace(id=attempt_id, **values)  # a view of the inserted row
-    rating = None
-    if graded:
-        rating = int(scheduling.rating_for_grade(bool(attempt.correct)))
-        record_review(ctx, attempt, ReviewRating(rating), ctx.now, by_learner=False)
-        apply_mastery_policy(ctx, attempt)
-    ctx.session.commit()
-    return attempt_view(ctx, attempt, rating, per_element=per_element)
+    if not graded:
+        values.update(answer=check_answer_shape(kind, answer), revealed_at=ctx.now)
+        return DecidedAnswer(answer_path.AnswerWrite(
+            ctx.learner_id, snapshot.review_seq, snapshot.variant_id, snapshot.open_book,
+            values), None, ())
+    grade = ctx.bank.grade_key(key, answer)
+    if grade.parse_error:
+        raise Invalid("answer", grade.parse_error)
+    values.update(
+        answer=answer, correct=bool(grade.correct), score=float(grade.score),
+        misconception_id=grade.misconception.id if grade.misconception else None,
+        revealed_at=ctx.now if grade.correct else None)
+    rating = scheduling.rating_for_grade(bool(grade.correct))
+    card_row = snapshot.card
+    if card_row is None:
+        before = scheduling.new_card(ctx.now)
+    else:
+        before = CardState(card_row.state, card_row.step, card_row.stability,
+                           card_row.difficulty, card_row.due, card_row.last_review)
+    after = scheduling.review(before, rating, ctx.now)
+    card = state_columns(after)
+    if card_row is None:
+        card.update(learner_id=ctx.learner_id, question_id=snapshot.question_id,
+                    lesson=snapshot.lesson, created_at=ctx.now)
+    review = {
+        "learner_id": ctx.learner_id, "rating": int(rating), "reviewed_at": ctx.now,
+        "duration_ms": values["duration_ms"], "rated_by_learner": False,
+        "state_before": before.state, "step_before": before.step,
+        "stability_before": before.stability, "difficulty_before": before.difficulty,
+        "due_before": before.due, "last_review_before": before.last_review}
+    action, mastery = mastery_change(ctx, snapshot, values)
+    return DecidedAnswer(answer_path.AnswerWrite(
+        ctx.learner_id, snapshot.review_seq, snapshot.variant_id, snapshot.open_book, values,
+        card_id=card_row.id if card_row else None, card=card, log=review,
+        mastery_action=action, mastery_id=snapshot.mastery_id, mastery=mastery),
+        int(rating), tuple(grade.per_element))
+
+
+def lock_learner(ctx: Context) -> None:
+    """Apply this learner's reviews one at a time: lock the learner row until the commit.
+
+    Every use case that changes a learner's attempts, cards, review log or mastery calls it
+    first. The row lock keeps two browsers of one learner from both creating a question's
+    card or reviewing the same state (a lost update); bumping ``review_seq`` tells the
+    lock-free answer path that what it read may be stale. An UPDATE of a non-key column
+    takes PostgreSQL's ``FOR NO KEY UPDATE`` lock, so the learner's other inserts (foreign
+    keys) are not blocked; on SQLite the writer lock already serialises transactions.
+    """
+    ctx.session.connection().execute(LOCK_LEARNER, {"b_learner": ctx.learner_id})
 
 
 def unclaimable(ctx: Context, variant_id: str, idempotency_key: str, digest: str
@@ -499,20 +564,6 @@ def unclaimable(ctx: Context, variant_id: str, idempotency_key: str, digest: str
         raise Conflict("This variant was already answered; fetch the next question.")
     raise Gone("The question bank changed since this variant was served; fetch the next "
                "question again.")
-
-
-def lock_learner(ctx: Context) -> None:
-    """Apply this learner's reviews one at a time: lock the learner row until the commit.
-
-    Two browsers of one learner answering the same question at once would otherwise both
-    create its fsrs card (a unique violation, a 500) or both review the state before the
-    other's review (a lost update). ``FOR NO KEY UPDATE`` leaves the foreign-key checks of
-    the learner's other inserts unblocked; SQLite already runs one writer at a time (and
-    has no row locks), so there the statement is not sent.
-    """
-    db = ctx.session.connection()
-    if db.dialect.name != "sqlite":
-        db.execute(LOCK_LEARNER, {"b_learner": ctx.learner_id})
 
 
 def find_by_key(ctx: Context, idempotency_key: str) -> Any:
@@ -668,64 +719,42 @@ def rate_attempt(ctx: Context, attempt_id: int, rating_name: str) -> AttemptView
 # ---------------------------------------------------------------- mastery
 
 
-GRADED_HISTORY = select(ATTEMPTS.c.id, ATTEMPTS.c.seed, ATTEMPTS.c.bank_version,
-                        ATTEMPTS.c.submitted_at, ATTEMPTS.c.correct, ATTEMPTS.c.closed_book
-                        ).where(ATTEMPTS.c.learner_id == bindparam("b_learner"),
-                                ATTEMPTS.c.question_id == bindparam("b_question"),
-                                ATTEMPTS.c.graded.is_(True))
-MY_MASTERY = ((MASTERY.c.learner_id == bindparam("b_learner"))
-              & (MASTERY.c.question_id == bindparam("b_question")))
-LAPSE_MASTERY = update(MASTERY).where(MY_MASTERY, MASTERY.c.mastered.is_(True))
-MASTERY_OF_QUESTION = select(MASTERY.c.id, MASTERY.c.mastered).where(MY_MASTERY)
-INSERT_MASTERY = insert(MASTERY)
-UPDATE_MASTERY = update(MASTERY).where(MASTERY.c.id == bindparam("b_mastery"))
+def mastery_change(ctx: Context, snapshot: answer_path.AnswerSnapshot,
+                   attempt: dict[str, Any]) -> tuple[str | None, dict[str, Any] | None]:
+    """Decide how one new graded attempt changes its question's mastery record.
 
-
-def graded_history(ctx: Context, question_id: str) -> list[mastery_policy.GradedAttempt]:
-    """Load what the mastery policy may read: this learner's graded attempts of a question."""
-    rows = ctx.session.connection().execute(
-        GRADED_HISTORY, {"b_learner": ctx.learner_id, "b_question": question_id}).all()
-    return [mastery_policy.GradedAttempt(row.id, (row.seed, row.bank_version),
-                                         row.submitted_at, bool(row.correct), row.closed_book)
-            for row in rows]
-
-
-def apply_mastery_policy(ctx: Context, attempt: Any) -> None:
-    """Bring the question's mastery record up to date after one new graded attempt.
-
-    The only writer of ``mastery`` rows. Incremental, and equal to re-running
-    ``mastery.evaluate`` over the whole history: a wrong answer lapses a mastered record; a
-    right open-book answer changes nothing; a right closed-book answer can only turn "not
-    mastered" into "mastered", which needs the history (read first: most right answers do
-    not master their question, and then the record need not be read). A row exists once the
-    question was ever mastered; ``evaluated_at`` is when its verdict last changed.
+    The only writer of ``mastery`` rows; returns the action ("insert", "update", "lapse" or
+    None) and the columns to set. Incremental, and equal to re-running ``mastery.evaluate``
+    over the whole history: a wrong answer lapses a mastered record; a right open-book
+    answer changes nothing; a right closed-book answer can only turn "not mastered" into
+    "mastered", which needs the history. A row exists once the question was ever mastered;
+    ``evaluated_at`` is when its verdict last changed. The new attempt has no id yet: it
+    takes part as ``answer_path.NEW_ATTEMPT_ID``, filled in when written.
     """
-    if not attempt.graded:
-        return
-    db = ctx.session.connection()
-    mine = {"b_learner": ctx.learner_id, "b_question": attempt.question_id}
-    if not attempt.correct:
-        db.execute(LAPSE_MASTERY, {**mine, "mastered": False, "mastered_at": None,
-                                   "evidence": [], "policy": mastery_policy.POLICY,
-                                   "evaluated_at": ctx.now})
-        return
-    if not attempt.closed_book:
-        return
-    verdict = mastery_policy.evaluate(graded_history(ctx, attempt.question_id))
+    if not attempt["correct"]:
+        if snapshot.mastery_id is None or not snapshot.mastered:
+            return None, None
+        return "lapse", {"mastered": False, "mastered_at": None, "evidence": [],
+                         "policy": mastery_policy.POLICY, "evaluated_at": ctx.now}
+    if not attempt["closed_book"] or snapshot.mastered:
+        return None, None
+    history = [mastery_policy.GradedAttempt(row.id, (row.seed, row.bank_version),
+                                            row.submitted_at, row.correct, row.closed_book)
+               for row in snapshot.history]
+    history.append(mastery_policy.GradedAttempt(
+        answer_path.NEW_ATTEMPT_ID, (attempt["seed"], attempt["bank_version"]),
+        attempt["submitted_at"], True, True))
+    verdict = mastery_policy.evaluate(history)
     if not verdict.mastered:
-        return
-    current = db.execute(MASTERY_OF_QUESTION, mine).first()
-    if current is not None and current.mastered:
-        return
-    values = {"mastered": True, "mastered_at": verdict.mastered_at,
-              "evidence": list(verdict.evidence), "policy": mastery_policy.POLICY,
-              "evaluated_at": ctx.now}
-    if current is None:
-        db.execute(INSERT_MASTERY, {"learner_id": ctx.learner_id,
-                                    "question_id": attempt.question_id,
-                                    "lesson": attempt.lesson, **values})
-    else:
-        db.execute(UPDATE_MASTERY, {"b_mastery": current.id, **values})
+        return None, None
+    values: dict[str, Any] = {
+        "mastered": True, "mastered_at": verdict.mastered_at, "evidence": list(verdict.evidence),
+        "policy": mastery_policy.POLICY, "evaluated_at": ctx.now}
+    if snapshot.mastery_id is not None:
+        return "update", values
+    values.update(learner_id=ctx.learner_id, question_id=snapshot.question_id,
+                  lesson=snapshot.lesson)
+    return "insert", values
 
 
 def variant_of(ctx: Context, attempt: Any) -> Variant | None:

@@ -1,0 +1,376 @@
+"""Read and write a graded answer in one statement each (the service's hot path).
+
+``read_snapshot`` fetches, in one query, everything the answer use case decides from: the
+served variant (and its sealed answer key), the learner's ``review_seq``, the question's fsrs
+card, mastery record and graded history. The use case then grades, reviews and applies the
+mastery policy in Python, and ``write_answer`` records the outcome:
+
+- on PostgreSQL as **one statement** (data-modifying CTEs, run in autocommit): one round trip
+  instead of nine. Its first step bumps ``learner.review_seq`` only if it still holds the value
+  read, and every later step reads the row the step before returned, so a stale snapshot
+  (another transaction changed this learner's reviews meanwhile) changes nothing at all;
+- on SQLite as a few statements inside the writer's transaction, stopping at the first that
+  finds the snapshot stale (the caller rolls back).
+
+Either way ``write_answer`` returns the new attempt's id, or None when the snapshot was stale
+or the variant could no longer be claimed; the caller then takes the locking slow path, which
+sorts out retries and conflicts. Statements here carry no policy: the rows to write arrive
+fully decided (``AnswerWrite``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from quizsvc.store.driver import (
+    DriverCursor,
+    Statement,
+    from_db_datetime,
+    to_db_datetime,
+    to_db_json,
+)
+
+# ---------------------------------------------------------------- read
+
+
+@dataclass(frozen=True)
+class CardRow:
+    """The question's fsrs card as stored."""
+
+    id: int
+    state: int
+    step: int | None
+    stability: float | None
+    difficulty: float | None
+    due: datetime
+    last_review: datetime | None
+
+
+@dataclass(frozen=True)
+class HistoryRow:
+    """One earlier graded attempt of the question (what the mastery policy reads)."""
+
+    id: int
+    seed: int
+    bank_version: str
+    submitted_at: datetime
+    correct: bool
+    closed_book: bool
+
+
+@dataclass(frozen=True)
+class AnswerSnapshot:
+    """What one answer is decided from, read without a lock."""
+
+    variant_id: str
+    learner_id: int
+    question_id: str
+    lesson: str
+    kind: str
+    seed: int
+    served_at: datetime
+    answered: bool
+    bank_version: str
+    open_book: bool
+    answer_key: str | None
+    review_seq: int
+    card: CardRow | None
+    mastery_id: int | None
+    mastered: bool
+    history: tuple[HistoryRow, ...]
+
+
+READ_SNAPSHOT = Statement("""
+SELECT sv.learner_id, sv.question_id, sv.lesson, sv.kind, sv.seed, sv.served_at,
+       sv.answered, sv.bank_version, sv.open_book, sv.answer_key, l.review_seq,
+       rc.id, rc.state, rc.step, rc.stability, rc.difficulty, rc.due, rc.last_review,
+       m.id, m.mastered,
+       a.id, a.seed, a.bank_version, a.submitted_at, a.correct, a.closed_book
+FROM served_variant sv
+JOIN learner l ON l.id = sv.learner_id
+LEFT JOIN review_card rc ON rc.learner_id = sv.learner_id AND rc.question_id = sv.question_id
+LEFT JOIN mastery m ON m.learner_id = sv.learner_id AND m.question_id = sv.question_id
+LEFT JOIN attempt a ON a.learner_id = sv.learner_id AND a.question_id = sv.question_id
+                   AND a.graded = :graded
+WHERE sv.id = :variant_id
+""")
+
+
+def read_snapshot(session: Session, variant_id: str) -> AnswerSnapshot | None:
+    """Read what answering ``variant_id`` needs (None: no such variant).
+
+    Run it in a read-only transaction (``begin_read_only``) and end that before writing.
+    """
+    db = DriverCursor(session)
+    rows = db.run(READ_SNAPSHOT, {"variant_id": variant_id, "graded": True}).fetchall()
+    if not rows:
+        return None
+    first = rows[0]
+    card = None
+    if first[11] is not None:
+        card = CardRow(first[11], first[12], first[13], first[14], first[15],
+                       from_db_datetime(first[16]), from_db_datetime(first[17]))
+    history = tuple(HistoryRow(row[20], row[21], row[22], from_db_datetime(row[23]),
+                               bool(row[24]), bool(row[25]))
+                    for row in rows if row[20] is not None)
+    return AnswerSnapshot(
+        variant_id=variant_id, learner_id=first[0], question_id=first[1], lesson=first[2],
+        kind=first[3], seed=first[4], served_at=from_db_datetime(first[5]),
+        answered=bool(first[6]), bank_version=first[7], open_book=bool(first[8]),
+        answer_key=first[9], review_seq=first[10], card=card, mastery_id=first[18],
+        mastered=bool(first[19]), history=history)
+
+
+# ---------------------------------------------------------------- write
+
+
+@dataclass(frozen=True)
+class AnswerWrite:
+    """The rows one answer writes, fully decided; ``None`` parts are not written.
+
+    ``attempt`` holds ``attempt`` columns except ``id``; ``card`` the ``review_card`` state
+    columns (plus, for a new card, ``learner_id``, ``question_id``, ``lesson``,
+    ``created_at``); ``log`` the ``review_log`` columns except ``card_id`` and
+    ``attempt_id``; ``mastery`` the ``mastery`` columns to set, its ``evidence`` naming the
+    new attempt as ``NEW_ATTEMPT_ID``. ``card_id`` None with a
+    ``card`` means "insert it"; ``mastery_action`` is "insert", "update" (by
+    ``mastery_id``) or "lapse" (set it not mastered if it is mastered).
+    """
+
+    learner_id: int
+    review_seq: int
+    variant_id: str
+    open_book: bool
+    attempt: dict[str, Any]
+    card_id: int | None = None
+    card: dict[str, Any] | None = None
+    log: dict[str, Any] | None = None
+    mastery_action: str | None = None
+    mastery_id: int | None = None
+    mastery: dict[str, Any] | None = None
+
+
+# PostgreSQL types of the columns written, for the casts the CTE needs: parameters in a
+# SELECT list would otherwise be typed text (a NULL datetime, say, then fails to insert).
+ATTEMPT_COLUMNS = (
+    ("learner_id", "integer"), ("variant_id", "varchar"), ("question_id", "varchar"),
+    ("lesson", "varchar"), ("kind", "varchar"), ("seed", "bigint"),
+    ("bank_version", "varchar"), ("answer", "json"), ("graded", "boolean"),
+    ("correct", "boolean"), ("score", "double precision"), ("misconception_id", "varchar"),
+    ("served_at", "timestamptz"), ("submitted_at", "timestamptz"), ("duration_ms", "integer"),
+    ("closed_book", "boolean"), ("explanation", "text"), ("explained_at", "timestamptz"),
+    ("revealed_at", "timestamptz"), ("idempotency_key", "varchar"),
+    ("request_digest", "varchar"))
+CARD_STATE_COLUMNS = (
+    ("state", "smallint"), ("step", "smallint"), ("stability", "double precision"),
+    ("difficulty", "double precision"), ("due", "timestamptz"), ("last_review", "timestamptz"))
+NEW_CARD_COLUMNS = (("learner_id", "integer"), ("question_id", "varchar"),
+                    ("lesson", "varchar"), *CARD_STATE_COLUMNS, ("created_at", "timestamptz"))
+LOG_COLUMNS = (
+    ("learner_id", "integer"), ("rating", "smallint"), ("reviewed_at", "timestamptz"),
+    ("duration_ms", "integer"), ("rated_by_learner", "boolean"),
+    ("state_before", "smallint"), ("step_before", "smallint"),
+    ("stability_before", "double precision"), ("difficulty_before", "double precision"),
+    ("due_before", "timestamptz"), ("last_review_before", "timestamptz"))
+# ``evidence`` (a JSON list of attempt ids) is written apart: it may name the new attempt,
+# whose id exists only once the attempt row does (``NEW_ATTEMPT_ID`` stands in for it).
+MASTERY_COLUMNS = (
+    ("mastered", "boolean"), ("mastered_at", "timestamptz"), ("policy", "varchar"),
+    ("evaluated_at", "timestamptz"))
+NEW_MASTERY_COLUMNS = (("learner_id", "integer"), ("question_id", "varchar"),
+                       ("lesson", "varchar"), *MASTERY_COLUMNS)
+JSON_COLUMNS = frozenset({"answer"})
+NEW_ATTEMPT_ID = 2**62  # larger than any row id: the new attempt sorts after every other
+DATETIME_TYPE = "timestamptz"
+
+
+def bound(prefix: str, columns: Iterable[tuple[str, str]], values: dict[str, Any],
+          dialect: str) -> dict[str, Any]:
+    """Return driver parameters ``<prefix><column>`` for ``values``, converted per column type."""
+    params = {}
+    for name, sql_type in columns:
+        value = values[name]
+        if name in JSON_COLUMNS:
+            value = to_db_json(value)
+        elif sql_type == DATETIME_TYPE:
+            value = to_db_datetime(value, dialect)
+        params[prefix + name] = value
+    return params
+
+
+def placeholders(prefix: str, columns: Iterable[tuple[str, str]], cast: bool) -> str:
+    """Return ``:prefix_column`` placeholders, each cast to its PostgreSQL type if asked."""
+    return ", ".join(f"CAST(:{prefix}{name} AS {sql_type})" if cast else f":{prefix}{name}"
+                     for name, sql_type in columns)
+
+
+def names(columns: Iterable[tuple[str, str]]) -> str:
+    """Return the column names, comma separated."""
+    return ", ".join(name for name, _ in columns)
+
+
+def assignments(prefix: str, columns: Iterable[tuple[str, str]], cast: bool) -> str:
+    """Return ``column = :prefix_column`` assignments (cast on PostgreSQL)."""
+    return ", ".join(
+        f"{name} = CAST(:{prefix}{name} AS {sql_type})" if cast else f"{name} = :{prefix}{name}"
+        for name, sql_type in columns)
+
+
+def write_params(write: AnswerWrite, dialect: str) -> dict[str, Any]:
+    """Return every parameter the write's statements use."""
+    params = {"learner_id": write.learner_id, "review_seq": write.review_seq,
+              "variant_id": write.variant_id, "open_book": write.open_book,
+              "card_id": write.card_id, "mastery_id": write.mastery_id,
+              "question_id": write.attempt["question_id"]}
+    params.update(bound("a_", ATTEMPT_COLUMNS, write.attempt, dialect))
+    if write.card is not None:
+        params.update(bound("c_", NEW_CARD_COLUMNS if write.card_id is None
+                            else CARD_STATE_COLUMNS, write.card, dialect))
+    if write.log is not None:
+        params.update(bound("l_", LOG_COLUMNS, write.log, dialect))
+    if write.mastery is not None:
+        params.update(bound("m_", NEW_MASTERY_COLUMNS if write.mastery_action == "insert"
+                            else MASTERY_COLUMNS, write.mastery, dialect))
+        params.update({f"m_ev{i}": attempt_id
+                       for i, attempt_id in enumerate(write.mastery["evidence"])})
+    return params
+
+
+def shape(write: AnswerWrite) -> tuple[str, str, str, tuple[bool, ...]]:
+    """Name the statements a write needs: card (none/insert/update), log, mastery action,
+    and which evidence entries are the new attempt."""
+    card = "none" if write.card is None else ("insert" if write.card_id is None else "update")
+    evidence = tuple(attempt_id == NEW_ATTEMPT_ID
+                     for attempt_id in (write.mastery or {}).get("evidence", ()))
+    return (card, "log" if write.log is not None else "none", write.mastery_action or "none",
+            evidence)
+
+
+def evidence_json(evidence: list[int], attempt_id: int) -> str:
+    """Return the evidence list as JSON text, the new attempt's id filled in."""
+    return to_db_json([attempt_id if entry == NEW_ATTEMPT_ID else entry for entry in evidence])
+
+
+# ---- PostgreSQL: one statement
+
+
+def postgresql_statement(card: str, log: str, mastery: str, evidence: tuple[bool, ...]
+                         ) -> Statement:
+    """Build the single data-modifying statement for one write shape.
+
+    Each step selects FROM the step before, so nothing is written unless ``seq`` (the
+    learner's counter, bumped only if unchanged) and ``claim`` (the variant, still
+    unanswered and as open- or closed-book as read) both returned their row. The foreign
+    keys between the new rows are checked at the end of the statement, when all exist.
+    """
+    parts = [
+        "seq AS (UPDATE learner SET review_seq = review_seq + 1 "
+        "WHERE id = :learner_id AND review_seq = :review_seq RETURNING id)",
+        "claim AS (UPDATE served_variant SET answered = TRUE FROM seq "
+        "WHERE served_variant.id = :variant_id AND served_variant.answered = FALSE "
+        "AND served_variant.open_book = :open_book RETURNING served_variant.id)",
+        f"att AS (INSERT INTO attempt ({names(ATTEMPT_COLUMNS)}) "
+        f"SELECT {placeholders('a_', ATTEMPT_COLUMNS, cast=True)} FROM claim RETURNING id)",
+    ]
+    if card == "insert":
+        parts.append(
+            f"card AS (INSERT INTO review_card ({names(NEW_CARD_COLUMNS)}) "
+            f"SELECT {placeholders('c_', NEW_CARD_COLUMNS, cast=True)} FROM att RETURNING id)")
+    elif card == "update":
+        parts.append(
+            f"card AS (UPDATE review_card SET {assignments('c_', CARD_STATE_COLUMNS, True)} "
+            "FROM att WHERE review_card.id = :card_id RETURNING review_card.id)")
+    if log == "log":
+        parts.append(
+            f"log AS (INSERT INTO review_log (card_id, attempt_id, {names(LOG_COLUMNS)}) "
+            f"SELECT card.id, att.id, {placeholders('l_', LOG_COLUMNS, cast=True)} "
+            "FROM card, att RETURNING id)")
+    entries = ", ".join("att.id" if new else f"CAST(:m_ev{i} AS integer)"
+                        for i, new in enumerate(evidence))
+    proof = f"json_build_array({entries})"
+    if mastery == "insert":
+        parts.append(
+            f"mastery_change AS (INSERT INTO mastery ({names(NEW_MASTERY_COLUMNS)}, evidence) "
+            f"SELECT {placeholders('m_', NEW_MASTERY_COLUMNS, cast=True)}, {proof} FROM att "
+            "RETURNING id)")
+    elif mastery == "update":
+        parts.append(
+            f"mastery_change AS (UPDATE mastery SET {assignments('m_', MASTERY_COLUMNS, True)}, "
+            f"evidence = {proof} FROM att WHERE mastery.id = :mastery_id RETURNING mastery.id)")
+    elif mastery == "lapse":
+        parts.append(
+            f"mastery_change AS (UPDATE mastery SET {assignments('m_', MASTERY_COLUMNS, True)}, "
+            f"evidence = {proof} FROM att WHERE mastery.learner_id = :learner_id "
+            "AND mastery.question_id = :question_id AND mastery.mastered = TRUE "
+            "RETURNING mastery.id)")
+    return Statement("WITH " + ",\n".join(parts) + "\nSELECT id FROM att")
+
+
+# ---- SQLite: a few statements in the writer's transaction
+
+SQLITE_BUMP = Statement("UPDATE learner SET review_seq = review_seq + 1 "
+                        "WHERE id = :learner_id AND review_seq = :review_seq")
+SQLITE_CLAIM = Statement("UPDATE served_variant SET answered = 1 WHERE id = :variant_id "
+                         "AND answered = 0 AND open_book = :open_book")
+SQLITE_ATTEMPT = Statement(f"INSERT INTO attempt ({names(ATTEMPT_COLUMNS)}) "
+                           f"VALUES ({placeholders('a_', ATTEMPT_COLUMNS, cast=False)})")
+SQLITE_NEW_CARD = Statement(f"INSERT INTO review_card ({names(NEW_CARD_COLUMNS)}) "
+                            f"VALUES ({placeholders('c_', NEW_CARD_COLUMNS, cast=False)})")
+SQLITE_CARD = Statement(f"UPDATE review_card SET {assignments('c_', CARD_STATE_COLUMNS, False)} "
+                        "WHERE id = :card_id")
+SQLITE_LOG = Statement(f"INSERT INTO review_log (card_id, attempt_id, {names(LOG_COLUMNS)}) "
+                       f"VALUES (:card_id, :attempt_id, "
+                       f"{placeholders('l_', LOG_COLUMNS, cast=False)})")
+SQLITE_MASTERY = {
+    "insert": Statement(f"INSERT INTO mastery ({names(NEW_MASTERY_COLUMNS)}, evidence) "
+                        f"VALUES ({placeholders('m_', NEW_MASTERY_COLUMNS, cast=False)}, "
+                        ":m_evidence)"),
+    "update": Statement(f"UPDATE mastery SET {assignments('m_', MASTERY_COLUMNS, False)}, "
+                        "evidence = :m_evidence WHERE id = :mastery_id"),
+    "lapse": Statement(f"UPDATE mastery SET {assignments('m_', MASTERY_COLUMNS, False)}, "
+                       "evidence = :m_evidence WHERE learner_id = :learner_id "
+                       "AND question_id = :question_id AND mastered = 1"),
+}
+
+POSTGRESQL_STATEMENTS: dict[tuple[str, str, str], Statement] = {}
+
+
+def write_answer(session: Session, write: AnswerWrite) -> int | None:
+    """Record one answer; return the attempt's id, or None if the snapshot was stale.
+
+    On PostgreSQL begin the session with ``begin_single_statement`` (autocommit: the one
+    statement is its own transaction); on SQLite begin an ordinary write transaction and
+    roll it back when this returns None. A reused idempotency key raises
+    ``sqlalchemy.exc.IntegrityError`` with nothing written.
+    """
+    db = DriverCursor(session)
+    params = write_params(write, db.dialect)
+    if db.dialect == "postgresql":
+        key = shape(write)
+        statement = POSTGRESQL_STATEMENTS.get(key)
+        if statement is None:
+            statement = POSTGRESQL_STATEMENTS[key] = postgresql_statement(*key)
+        row = db.run(statement, params).fetchone()
+        return row[0] if row else None
+    if db.run(SQLITE_BUMP, params).rowcount != 1:
+        return None
+    if db.run(SQLITE_CLAIM, params).rowcount != 1:
+        return None
+    attempt_id = db.run(SQLITE_ATTEMPT, params).lastrowid
+    card_id = write.card_id
+    if write.card is not None:
+        if card_id is None:
+            card_id = db.run(SQLITE_NEW_CARD, params).lastrowid
+        elif db.run(SQLITE_CARD, params).rowcount != 1:
+            return None
+    if write.log is not None:
+        db.run(SQLITE_LOG, {**params, "card_id": card_id, "attempt_id": attempt_id})
+    if write.mastery is not None and write.mastery_action is not None:
+        db.run(SQLITE_MASTERY[write.mastery_action], {
+            **params, "m_evidence": evidence_json(write.mastery["evidence"], attempt_id)})
+    return attempt_id
