@@ -1,8 +1,8 @@
 """A small in-memory question bank with the real bank's interface, for service tests.
 
 It implements what the service calls on ``quizsvc.bank.Bank`` (``version``, ``lessons``,
-``questions``, ``questions_for``, ``variant``, ``grade``, ``grade_key``, ``lesson_text``) with one question
-of each kind the service treats differently: a numeric vector (partial credit and a
+``questions``, ``questions_for``, ``variant``, ``grade``, ``grade_key``, ``lesson_text``) with
+one question of each kind the service treats differently: a numeric vector (partial credit and a
 misconception), a single choice, a flashcard and a free-text explanation.
 """
 

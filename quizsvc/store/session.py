@@ -189,13 +189,16 @@ def begin_read_only(session: Session) -> None:
     session.connection(execution_options=options)
 
 
-def begin_single_statement(session: Session) -> None:
-    """Begin ``session``'s transaction for one statement that is atomic by itself.
+def begin_statementwise(session: Session) -> None:
+    """Begin ``session``'s transaction for a read followed by one conditional write.
 
-    On PostgreSQL it runs in autocommit: the statement is its own transaction, which saves
-    the BEGIN and COMMIT round trips (not when the session joins a test's open transaction).
-    Elsewhere it is an ordinary write transaction (on SQLite: the writer lock), to be
-    committed or rolled back as usual. Call it before the session's first statement.
+    On PostgreSQL every statement then runs in autocommit, as its own transaction: the read
+    sees the latest commit and a single-statement write is atomic by itself, which saves the
+    BEGIN and COMMIT round trips (not when the session joins a test's open transaction). The
+    caller's write must check that what it read still holds (``store.answer_path``). On
+    SQLite it is an ordinary write transaction, which holds the one writer lock from the
+    read to the commit, so what was read cannot change before the write. Call it before the
+    session's first statement; end it with ``commit()`` or ``rollback()`` as usual.
     """
     bind = session.get_bind()
     if isinstance(bind, Engine) and bind.dialect.name == "postgresql":

@@ -1,18 +1,72 @@
-"""The answer path reads and grades before it claims the variant: an answer that loses the
-claim to a concurrent one in between records nothing (409), or returns the winner's result
-when it is the same request retried."""
+"""On PostgreSQL the answer path reads and grades holding no lock, then writes on condition
+that nothing changed: an answer that loses the variant to a concurrent one in between records
+nothing (409), or returns the winner's result when it is the same request retried; a
+concurrent change to the learner's other reviews sends the answer through the locked path.
+
+These tests need real transactions: the app commits to a schema of its own (not the test's
+rolled-back transaction), and the concurrent request runs in another thread, on its own
+connection, between the first request's read and its write. On SQLite nothing can get in
+between: an answer holds the one writer lock from its read to its commit.
+"""
 
 from __future__ import annotations
 
+import os
+import threading
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from sqlalchemy import func, select
+from sqlalchemy.engine import make_url
+from sqlalchemy.orm import Session
 
+from quizsvc import create_app
 from quizsvc.api.services import study as study_service
-from quizsvc.store.models import Attempt, ReviewLog
-from tests.api.support import Study
+from quizsvc.store import migrate
+from quizsvc.store.models import Attempt, Learner, ReviewLog
+from quizsvc.store.session import make_engine
+from tests.api.support import ApiBrowser, Study
+from tests.conftest import create_schema, drop_schema, postgres_url
 from tests.fake_bank import LESSON_ID
+
+
+@pytest.fixture
+def committed(app_config: dict[str, Any], backend: str) -> Iterator[tuple[Any, Session]]:
+    """Yield an app on a fresh PostgreSQL schema whose commits are real, and a session on it."""
+    if backend == "sqlite":
+        pytest.skip("SQLite answers under the writer lock: no answer can get in between")
+    schema = f"quizsvc_race_{os.getpid()}"
+    create_schema(postgres_url(), schema)
+    url = make_url(postgres_url()).update_query_dict({"options": f"-c search_path={schema}"})
+    engine = make_engine(url.render_as_string(hide_password=False))
+    with engine.connect() as connection:
+        migrate.upgrade(connection, "head")
+        connection.commit()
+    app = create_app({**app_config,
+                      "DATABASE_URL": url.render_as_string(hide_password=False)})
+    with Session(engine) as session:
+        yield app, session
+    app.extensions["quizsvc.db"].engine.dispose()
+    drop_schema(engine, schema)
+    engine.dispose()
+
+
+@pytest.fixture
+def meanwhile(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """Run the queued callables in another thread after the next answer's read."""
+    real = study_service.decide_answer
+    pending: list[Any] = []
+
+    def decide_answer(*args: Any) -> Any:
+        while pending:
+            thread = threading.Thread(target=pending.pop(0))
+            thread.start()
+            thread.join()
+        return real(*args)
+
+    monkeypatch.setattr(study_service, "decide_answer", decide_answer)
+    return pending
 
 
 def served_numeric(study: Study) -> str:
@@ -23,46 +77,63 @@ def served_numeric(study: Study) -> str:
     return question["variant_id"]
 
 
-@pytest.fixture
-def answered_meanwhile(monkeypatch: pytest.MonkeyPatch) -> Any:
-    """Make the next grading first send ``(variant_id, answer, key)`` as a concurrent request
-    (after the answer path's lock-free read, before its write)."""
-    real = study_service.decide_answer
-    pending: list[tuple[Study, str, Any, str]] = []
-    results: list[Any] = []
-
-    def decide_answer(*args: Any) -> Any:
-        if pending:
-            study, variant_id, answer, key = pending.pop()
-            results.append(study.answer(variant_id, answer, key=key))
-        return real(*args)
-
-    monkeypatch.setattr(study_service, "decide_answer", decide_answer)
-    return pending, results
+def attempts_of(db: Session, variant_id: str) -> int:
+    """Count the attempts recorded for a variant (reading the latest commit)."""
+    db.rollback()
+    return db.scalar(select(func.count()).select_from(Attempt)
+                     .where(Attempt.variant_id == variant_id))
 
 
-def test_an_answer_that_loses_the_claim_is_409_and_records_nothing(study: Study, db: Any,
-                                                                   answered_meanwhile: Any
-                                                                   ) -> None:
-    pending, results = answered_meanwhile
+def test_an_answer_that_loses_the_claim_is_409_and_records_nothing(
+        committed: Any, bank: Any, meanwhile: list[Any]) -> None:
+    app, db = committed
+    study = Study(ApiBrowser(app), db, bank)
     vid = served_numeric(study)
-    pending.append((study, vid, study.right_answer(vid), "winner"))
+    results: list[Any] = []
+    meanwhile.append(lambda: results.append(study.answer(vid, study.right_answer(vid),
+                                                         key="winner")))
     loser = study.answer(vid, study.wrong_answer(vid), key="loser")
     assert results[0].status_code == 201 and results[0].json["correct"] is True
     assert loser.status_code == 409
-    assert db.scalar(select(func.count()).select_from(Attempt)
-                     .where(Attempt.variant_id == vid)) == 1
+    assert attempts_of(db, vid) == 1
     assert db.scalar(select(func.count()).select_from(ReviewLog)) == 1
 
 
 def test_a_retry_that_loses_the_claim_to_its_first_send_gets_the_first_result(
-        study: Study, db: Any, answered_meanwhile: Any) -> None:
-    pending, results = answered_meanwhile
+        committed: Any, bank: Any, meanwhile: list[Any]) -> None:
+    app, db = committed
+    study = Study(ApiBrowser(app), db, bank)
     vid = served_numeric(study)
     answer = study.right_answer(vid)
-    pending.append((study, vid, answer, "same-request"))
+    results: list[Any] = []
+    meanwhile.append(lambda: results.append(study.answer(vid, answer, key="same-request")))
     retried = study.answer(vid, answer, key="same-request")
     assert retried.status_code == 201 and retried.headers["Idempotent-Replayed"] == "true"
     assert retried.json == results[0].json
-    assert db.scalar(select(func.count()).select_from(Attempt)
-                     .where(Attempt.variant_id == vid)) == 1
+    assert attempts_of(db, vid) == 1
+
+
+def test_a_concurrent_review_of_the_learner_sends_the_answer_through_the_locked_path(
+        committed: Any, bank: Any, meanwhile: list[Any], monkeypatch: pytest.MonkeyPatch
+        ) -> None:
+    app, db = committed
+    study = Study(ApiBrowser(app), db, bank)
+    vid = served_numeric(study)
+    learner_id = db.scalar(select(Learner.id))
+
+    def bump() -> None:  # what any of the learner's other locked use cases does
+        with Session(app.extensions["quizsvc.db"].engine) as other:
+            other.execute(Learner.__table__.update().where(Learner.id == learner_id)
+                          .values(review_seq=Learner.review_seq + 1))
+            other.commit()
+
+    locked: list[int] = []
+    real_lock = study_service.lock_learner
+    monkeypatch.setattr(study_service, "lock_learner",
+                        lambda ctx: (locked.append(1), real_lock(ctx))[1])
+    meanwhile.append(bump)
+    response = study.answer(vid, study.right_answer(vid))
+    assert response.status_code == 201 and response.json["correct"] is True
+    assert locked == [1]  # the lock-free write found the snapshot stale and changed nothing
+    assert attempts_of(db, vid) == 1
+    assert db.scalar(select(Learner.review_seq)) == 3  # bump, lock, the write's own

@@ -48,7 +48,7 @@ from quizsvc.store.models import (
     SessionItem,
     StudySession,
 )
-from quizsvc.store.session import begin_read_only, begin_single_statement
+from quizsvc.store.session import begin_statementwise
 
 log = logging.getLogger(__name__)
 
@@ -400,31 +400,30 @@ def submit_attempt(ctx: Context, variant_id: str, answer: Any, idempotency_key: 
     with another body is 422; a second answer to an answered variant is 409. An answer the
     bank cannot parse is 422 on ``answer`` and costs no attempt.
 
-    This is the hot path of the service (``quizsvc/api/README.md``). The first try takes no
-    lock: one query reads the variant with its sealed answer key, the learner's
-    ``review_seq``, the question's card, mastery record and graded history
-    (``store.answer_path``); the answer is graded, reviewed and judged by the mastery policy
-    in Python; one write records it all, on condition that ``review_seq`` is unchanged and
-    the variant still unanswered. If another transaction got in between, the answer is
-    redone under the learner lock, where the snapshot cannot go stale. A variant that cannot
-    be claimed (answered, someone else's, unknown, from an older bank) takes the slow path,
-    which tells a retry from the other cases.
+    This is the hot path of the service (``quizsvc/api/README.md``). One query reads the
+    variant with its sealed answer key, the learner's ``review_seq``, the question's card,
+    mastery record and graded history (``store.answer_path``); the answer is graded, reviewed
+    and judged by the mastery policy in Python; one write records it all, on condition that
+    ``review_seq`` is unchanged and the variant still unanswered. On PostgreSQL the first try
+    takes no lock (``begin_statementwise``: the read and the write are each their own
+    transaction); if another transaction got in between, the answer is redone under the
+    learner lock, where the snapshot cannot go stale. On SQLite the writer lock is held from
+    the read to the commit (grading from the stored key takes microseconds). A variant that
+    cannot be claimed (answered, someone else's, unknown, from an older bank) takes the slow
+    path, which tells a retry from the other cases.
     """
     if not idempotency_key or len(idempotency_key) > MAX_IDEMPOTENCY_KEY:
         raise Invalid("Idempotency-Key", f"required, 1..{MAX_IDEMPOTENCY_KEY} characters",
                       location="headers")
     digest = request_digest(variant_id, answer)
     for try_number in range(ANSWER_TRIES):
-        locked = try_number > 0
         if ctx.session.in_transaction():
             ctx.session.commit()
-        if locked:
-            lock_learner(ctx)  # begins the write transaction; the snapshot stays current
+        if try_number == 0:
+            begin_statementwise(ctx.session)
         else:
-            begin_read_only(ctx.session)
+            lock_learner(ctx)  # begins the write transaction; the snapshot stays current
         snapshot = answer_path.read_snapshot(ctx.session, variant_id)
-        if not locked:
-            ctx.session.commit()  # ends the read: nothing was written
         if (snapshot is None or snapshot.learner_id != ctx.learner_id or snapshot.answered
                 or snapshot.bank_version != str(ctx.bank.version)):
             ctx.session.rollback()
@@ -439,8 +438,6 @@ def submit_attempt(ctx: Context, variant_id: str, answer: Any, idempotency_key: 
             if earlier is not None:
                 return replay(ctx, earlier, digest)
             raise
-        if not locked:
-            begin_single_statement(ctx.session)
         try:
             attempt_id = answer_path.write_answer(ctx.session, decided.write)
         except IntegrityError:  # this key was used for another variant
