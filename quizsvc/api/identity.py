@@ -26,7 +26,7 @@ from flask import Flask, Response, current_app, g, request
 from quizsvc.api.services import identity as identity_service
 from quizsvc.api.services.context import Context, Identity
 from quizsvc.errors import CsrfFailed, ServiceError
-from quizsvc.store.session import begin_read_only, get_session
+from quizsvc.store.session import begin_read_only, begin_statementwise, get_session
 
 BROWSER_COOKIE = "quizsvc_browser"
 CSRF_COOKIE = "csrf_token"
@@ -49,6 +49,27 @@ def without_identity(view: F) -> F:
     """Mark a view that needs no browser identity (health checks, the OpenAPI document)."""
     view.quizsvc_without_identity = True  # type: ignore[attr-defined]
     return view
+
+
+def identity_in_use_case_transaction(view: F) -> F:
+    """Mark a view whose use case continues the identity lookup's transaction.
+
+    The lookup then begins the session with ``begin_statementwise`` and leaves it open (on
+    SQLite that holds the writer lock from the lookup on), and the use case carries on in
+    it: one transaction per request instead of two. Only for a use case written for that
+    (``study.submit_attempt``, the graded-answer hot path).
+    """
+    view.quizsvc_identity_in_use_case_transaction = True  # type: ignore[attr-defined]
+    return view
+
+
+def view_flag(name: str) -> bool:
+    """Read a marker from the matched view (for a MethodView: from its handler method)."""
+    view = current_app.view_functions.get(request.endpoint or "")
+    if getattr(view, name, False):
+        return True
+    handler = getattr(getattr(view, "view_class", None), request.method.lower(), None)
+    return bool(getattr(handler, name, False))
 
 
 def utc_now() -> datetime:
@@ -104,8 +125,7 @@ def needs_identity() -> bool:
         return False
     if request.blueprint == "api-docs" or request.endpoint.endswith(".static"):
         return False
-    view = current_app.view_functions.get(request.endpoint)
-    return not getattr(view, "quizsvc_without_identity", False)
+    return not view_flag("quizsvc_without_identity")
 
 
 def load_identity() -> None:
@@ -118,10 +138,16 @@ def load_identity() -> None:
     if token:
         # A read-only transaction (on SQLite it takes no writer lock), ended before the
         # use case opens its own: SQLite has one writer, so every request's lookup would
-        # otherwise queue behind the other workers' use cases.
-        begin_read_only(session)
+        # otherwise queue behind the other workers' use cases. A view marked
+        # ``identity_in_use_case_transaction`` keeps it instead, begun statementwise.
+        shared = view_flag("quizsvc_identity_in_use_case_transaction")
+        if shared:
+            begin_statementwise(session)
+        else:
+            begin_read_only(session)
         identity = identity_service.identify(session, token)
-        session.rollback()
+        if identity is None or not shared:
+            session.rollback()
     if identity is None:
         # Unknown or missing: always mint a fresh id rather than adopt one the client chose.
         token = identity_service.new_browser_token()

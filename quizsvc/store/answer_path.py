@@ -25,8 +25,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy.orm import Session
-
 from quizsvc.store.driver import (
     DriverCursor,
     Statement,
@@ -101,12 +99,11 @@ WHERE sv.id = :variant_id
 """)
 
 
-def read_snapshot(session: Session, variant_id: str) -> AnswerSnapshot | None:
+def read_snapshot(db: DriverCursor, variant_id: str) -> AnswerSnapshot | None:
     """Read what answering ``variant_id`` needs (None: no such variant).
 
-    Run it in a read-only transaction (``begin_read_only``) and end that before writing.
+    ``db`` is on a session begun with ``begin_statementwise`` (or under the learner lock).
     """
-    db = DriverCursor(session)
     rows = db.run(READ_SNAPSHOT, {"variant_id": variant_id, "graded": True}).fetchall()
     if not rows:
         return None
@@ -340,15 +337,14 @@ SQLITE_MASTERY = {
 POSTGRESQL_STATEMENTS: dict[tuple[str, str, str], Statement] = {}
 
 
-def write_answer(session: Session, write: AnswerWrite) -> int | None:
+def write_answer(db: DriverCursor, write: AnswerWrite) -> int | None:
     """Record one answer; return the attempt's id, or None if the snapshot was stale.
 
-    On PostgreSQL begin the session with ``begin_single_statement`` (autocommit: the one
-    statement is its own transaction); on SQLite begin an ordinary write transaction and
-    roll it back when this returns None. A reused idempotency key raises
-    ``sqlalchemy.exc.IntegrityError`` with nothing written.
+    ``db`` is on the session that read the snapshot (``begin_statementwise``: on PostgreSQL
+    the one statement is its own transaction; on SQLite roll the transaction back when this
+    returns None). A reused idempotency key raises ``sqlalchemy.exc.IntegrityError`` with
+    nothing written.
     """
-    db = DriverCursor(session)
     params = write_params(write, db.dialect)
     if db.dialect == "postgresql":
         key = shape(write)

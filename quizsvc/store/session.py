@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 SQLITE_LOCK_TIMEOUT = 30.0  # seconds a transaction waits for another process's writer
 READ_ONLY = "quizsvc_read_only"  # execution option: this transaction only reads
+STATEMENTWISE = "quizsvc_statementwise"  # session.info: the transaction begun statementwise
 
 
 def acquire_writer_lock(fd: int, timeout: float = SQLITE_LOCK_TIMEOUT) -> None:
@@ -205,6 +206,13 @@ def begin_statementwise(session: Session) -> None:
         session.connection(execution_options={"isolation_level": "AUTOCOMMIT"})
     else:
         session.connection()
+    session.info[STATEMENTWISE] = session.get_transaction()
+
+
+def in_statementwise(session: Session) -> bool:
+    """Tell whether ``session``'s open transaction was begun by ``begin_statementwise``."""
+    transaction = session.get_transaction()
+    return transaction is not None and session.info.get(STATEMENTWISE) is transaction
 
 
 def get_db() -> Database:

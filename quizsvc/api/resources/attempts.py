@@ -9,7 +9,7 @@ from flask.views import MethodView
 
 from quizsvc.api.attempt_io import attempt_json, json_response, read_attempt_request
 from quizsvc.api.blueprint import ApiBlueprint
-from quizsvc.api.identity import current_context
+from quizsvc.api.identity import current_context, identity_in_use_case_transaction
 from quizsvc.api.schemas import (
     AttemptCreateSchema,
     AttemptSchema,
@@ -31,9 +31,11 @@ class Attempts(MethodView):
     # request here (in-process), so the view reads and writes by hand (quizsvc.api.attempt_io,
     # proven equal to the schemas in tests/api/test_attempt_fast_io.py). The decorators only
     # document it; the other routes keep plain @blp.arguments.
+    # It also answers in the identity lookup's transaction (one per request, not two).
     @blp.documented_arguments(IdempotencyHeaderSchema, location="headers")
     @blp.documented_arguments(AttemptCreateSchema)
     @blp.response(201, AttemptSchema)
+    @identity_in_use_case_transaction
     def post(self) -> Response:
         """Grade an answer; a retry with the same Idempotency-Key returns the first result.
 

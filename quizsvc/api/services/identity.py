@@ -11,11 +11,12 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import bindparam, select, update
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from quizsvc.api.services.context import Context, Identity
 from quizsvc.errors import Gone, Invalid
+from quizsvc.store.driver import DriverCursor, Statement
 from quizsvc.store.models import Browser, Learner, LinkCode
 
 BROWSER_TOKEN_BYTES = 32  # 256 bits, comfortably above the 128 the issue asks for
@@ -33,14 +34,13 @@ def digest(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 
 
-# Every request with a cookie runs this once: built once, on the session's Core connection.
-BROWSER_BY_TOKEN = select(Browser.learner_id, Browser.id).where(
-    Browser.token_hash == bindparam("b_hash"))
+# Every request with a cookie runs this once: on the driver (quizsvc.store.driver says why).
+BROWSER_BY_TOKEN = Statement("SELECT learner_id, id FROM browser WHERE token_hash = :token_hash")
 
 
 def identify(session: Session, token: str) -> Identity | None:
     """Return the identity behind a browser cookie value, or None if it is unknown."""
-    row = session.connection().execute(BROWSER_BY_TOKEN, {"b_hash": digest(token)}).first()
+    row = DriverCursor(session).run(BROWSER_BY_TOKEN, {"token_hash": digest(token)}).fetchone()
     return Identity(learner_id=row[0], browser_id=row[1]) if row else None
 
 

@@ -38,6 +38,7 @@ from quizsvc.review import mastery as mastery_policy
 from quizsvc.review import scheduling
 from quizsvc.review.scheduling import CardState, ReviewRating
 from quizsvc.store import answer_path
+from quizsvc.store.driver import DriverCursor
 from quizsvc.store.models import (
     Attempt,
     Learner,
@@ -48,7 +49,7 @@ from quizsvc.store.models import (
     SessionItem,
     StudySession,
 )
-from quizsvc.store.session import begin_statementwise
+from quizsvc.store.session import begin_statementwise, in_statementwise
 
 log = logging.getLogger(__name__)
 
@@ -417,13 +418,15 @@ def submit_attempt(ctx: Context, variant_id: str, answer: Any, idempotency_key: 
                       location="headers")
     digest = request_digest(variant_id, answer)
     for try_number in range(ANSWER_TRIES):
-        if ctx.session.in_transaction():
-            ctx.session.commit()
-        if try_number == 0:
-            begin_statementwise(ctx.session)
-        else:
-            lock_learner(ctx)  # begins the write transaction; the snapshot stays current
-        snapshot = answer_path.read_snapshot(ctx.session, variant_id)
+        if try_number > 0 or not in_statementwise(ctx.session):
+            if ctx.session.in_transaction():
+                ctx.session.commit()
+            if try_number == 0:
+                begin_statementwise(ctx.session)
+            else:
+                lock_learner(ctx)  # begins the write transaction; the snapshot stays current
+        db = DriverCursor(ctx.session)
+        snapshot = answer_path.read_snapshot(db, variant_id)
         if (snapshot is None or snapshot.learner_id != ctx.learner_id or snapshot.answered
                 or snapshot.bank_version != str(ctx.bank.version)):
             ctx.session.rollback()
@@ -439,7 +442,7 @@ def submit_attempt(ctx: Context, variant_id: str, answer: Any, idempotency_key: 
                 return replay(ctx, earlier, digest)
             raise
         try:
-            attempt_id = answer_path.write_answer(ctx.session, decided.write)
+            attempt_id = answer_path.write_answer(db, decided.write)
         except IntegrityError:  # this key was used for another variant
             ctx.session.rollback()
             earlier = find_by_key(ctx, idempotency_key)
