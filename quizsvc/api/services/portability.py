@@ -24,7 +24,7 @@ from typing import Any
 from sqlalchemy import Connection, exists, insert, select
 
 from quizsvc.api.services.context import Context
-from quizsvc.api.services.study import opaque_id
+from quizsvc.api.services.study import lock_learner, opaque_id
 from quizsvc.errors import Conflict, Invalid
 from quizsvc.review import mastery as mastery_policy
 from quizsvc.store.models import (
@@ -136,6 +136,7 @@ def import_learner_data(ctx: Context, document: dict[str, Any]) -> dict[str, int
     if document.get("format") != EXPORT_FORMAT:
         raise Invalid("format", f"expected {EXPORT_FORMAT!r}")
     check_references(document)
+    lock_learner(ctx)  # an answer racing the import sees its snapshot go stale
     if has_data(ctx):
         raise Conflict("This learner already has data; import into a fresh browser.")
     # Bulk inserts (executemany; RETURNING in parameter order where the ids are needed): an
