@@ -256,6 +256,14 @@ def evidence_json(evidence: list[int], attempt_id: int) -> str:
 # ---- PostgreSQL: one statement
 
 
+# Which mastery row an "update" or a "lapse" changes.
+MASTERY_ROW = {
+    "update": "mastery.id = :mastery_id",
+    "lapse": "mastery.learner_id = :learner_id AND mastery.question_id = :question_id "
+             "AND mastery.mastered = TRUE",
+}
+
+
 def postgresql_statement(card: str, log: str, mastery: str, evidence: tuple[bool, ...]
                          ) -> Statement:
     """Build the single data-modifying statement for one write shape.
@@ -295,16 +303,10 @@ def postgresql_statement(card: str, log: str, mastery: str, evidence: tuple[bool
             f"mastery_change AS (INSERT INTO mastery ({names(NEW_MASTERY_COLUMNS)}, evidence) "
             f"SELECT {placeholders('m_', NEW_MASTERY_COLUMNS, cast=True)}, {proof} FROM att "
             "RETURNING id)")
-    elif mastery == "update":
+    elif mastery in MASTERY_ROW:
         parts.append(
             f"mastery_change AS (UPDATE mastery SET {assignments('m_', MASTERY_COLUMNS, True)}, "
-            f"evidence = {proof} FROM att WHERE mastery.id = :mastery_id RETURNING mastery.id)")
-    elif mastery == "lapse":
-        parts.append(
-            f"mastery_change AS (UPDATE mastery SET {assignments('m_', MASTERY_COLUMNS, True)}, "
-            f"evidence = {proof} FROM att WHERE mastery.learner_id = :learner_id "
-            "AND mastery.question_id = :question_id AND mastery.mastered = TRUE "
-            "RETURNING mastery.id)")
+            f"evidence = {proof} FROM att WHERE {MASTERY_ROW[mastery]} RETURNING mastery.id)")
     return Statement("WITH " + ",\n".join(parts) + "\nSELECT id FROM att")
 
 
@@ -327,11 +329,9 @@ SQLITE_MASTERY = {
     "insert": Statement(f"INSERT INTO mastery ({names(NEW_MASTERY_COLUMNS)}, evidence) "
                         f"VALUES ({placeholders('m_', NEW_MASTERY_COLUMNS, cast=False)}, "
                         ":m_evidence)"),
-    "update": Statement(f"UPDATE mastery SET {assignments('m_', MASTERY_COLUMNS, False)}, "
-                        "evidence = :m_evidence WHERE id = :mastery_id"),
-    "lapse": Statement(f"UPDATE mastery SET {assignments('m_', MASTERY_COLUMNS, False)}, "
-                       "evidence = :m_evidence WHERE learner_id = :learner_id "
-                       "AND question_id = :question_id AND mastered = 1"),
+    **{action: Statement(f"UPDATE mastery SET {assignments('m_', MASTERY_COLUMNS, False)}, "
+                         f"evidence = :m_evidence WHERE {where}")
+       for action, where in MASTERY_ROW.items()},
 }
 
 POSTGRESQL_STATEMENTS: dict[tuple[str, str, str], Statement] = {}
