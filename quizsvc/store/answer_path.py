@@ -1,9 +1,11 @@
 """Read and write a graded answer in one statement each (the service's hot path).
 
-``read_snapshot`` fetches, in one query, everything the answer use case decides from: the
-served variant (and its sealed answer key), the learner's ``review_seq``, the question's fsrs
-card, mastery record and graded history. The use case then grades, reviews and applies the
-mastery policy in Python, and ``write_answer`` records the outcome:
+``read_snapshot`` fetches, in one query, what the answer use case decides from: the served
+variant (and its sealed answer key), the learner's ``review_seq``, the question's fsrs card
+and mastery record; ``read_history`` adds the question's graded history when the mastery
+policy needs it (a right closed-book answer to a question not yet mastered). The use case
+then grades, reviews and applies the mastery policy in Python, and ``write_answer`` records
+the outcome:
 
 - on PostgreSQL as **one statement** (data-modifying CTEs, run in autocommit): one round trip
   instead of nine. Its first step bumps ``learner.review_seq`` only if it still holds the value
@@ -80,22 +82,22 @@ class AnswerSnapshot:
     card: CardRow | None
     mastery_id: int | None
     mastered: bool
-    history: tuple[HistoryRow, ...]
 
 
 READ_SNAPSHOT = Statement("""
 SELECT sv.learner_id, sv.question_id, sv.lesson, sv.kind, sv.seed, sv.served_at,
        sv.answered, sv.bank_version, sv.open_book, sv.answer_key, l.review_seq,
        rc.id, rc.state, rc.step, rc.stability, rc.difficulty, rc.due, rc.last_review,
-       m.id, m.mastered,
-       a.id, a.seed, a.bank_version, a.submitted_at, a.correct, a.closed_book
+       m.id, m.mastered
 FROM served_variant sv
 JOIN learner l ON l.id = sv.learner_id
 LEFT JOIN review_card rc ON rc.learner_id = sv.learner_id AND rc.question_id = sv.question_id
 LEFT JOIN mastery m ON m.learner_id = sv.learner_id AND m.question_id = sv.question_id
-LEFT JOIN attempt a ON a.learner_id = sv.learner_id AND a.question_id = sv.question_id
-                   AND a.graded = :graded
 WHERE sv.id = :variant_id
+""")
+READ_HISTORY = Statement("""
+SELECT id, seed, bank_version, submitted_at, correct, closed_book FROM attempt
+WHERE learner_id = :learner_id AND question_id = :question_id AND graded = :graded
 """)
 
 
@@ -104,23 +106,28 @@ def read_snapshot(db: DriverCursor, variant_id: str) -> AnswerSnapshot | None:
 
     ``db`` is on a session begun with ``begin_statementwise`` (or under the learner lock).
     """
-    rows = db.run(READ_SNAPSHOT, {"variant_id": variant_id, "graded": True}).fetchall()
-    if not rows:
+    first = db.run(READ_SNAPSHOT, {"variant_id": variant_id}).fetchone()
+    if first is None:
         return None
-    first = rows[0]
     card = None
     if first[11] is not None:
         card = CardRow(first[11], first[12], first[13], first[14], first[15],
                        from_db_datetime(first[16]), from_db_datetime(first[17]))
-    history = tuple(HistoryRow(row[20], row[21], row[22], from_db_datetime(row[23]),
-                               bool(row[24]), bool(row[25]))
-                    for row in rows if row[20] is not None)
     return AnswerSnapshot(
         variant_id=variant_id, learner_id=first[0], question_id=first[1], lesson=first[2],
         kind=first[3], seed=first[4], served_at=from_db_datetime(first[5]),
         answered=bool(first[6]), bank_version=first[7], open_book=bool(first[8]),
         answer_key=first[9], review_seq=first[10], card=card, mastery_id=first[18],
-        mastered=bool(first[19]), history=history)
+        mastered=bool(first[19]))
+
+
+def read_history(db: DriverCursor, learner_id: int, question_id: str
+                 ) -> tuple[HistoryRow, ...]:
+    """Read the learner's graded attempts of a question, in the snapshot's transaction."""
+    rows = db.run(READ_HISTORY, {"learner_id": learner_id, "question_id": question_id,
+                                 "graded": True}).fetchall()
+    return tuple(HistoryRow(row[0], row[1], row[2], from_db_datetime(row[3]), bool(row[4]),
+                            bool(row[5])) for row in rows)
 
 
 # ---------------------------------------------------------------- write

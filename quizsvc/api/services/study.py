@@ -433,7 +433,7 @@ def submit_attempt(ctx: Context, variant_id: str, answer: Any, idempotency_key: 
             return unclaimable(ctx, variant_id, idempotency_key, digest)
         key = answer_key_of(ctx, snapshot)
         try:
-            decided = decide_answer(ctx, snapshot, key, answer, idempotency_key, digest)
+            decided = decide_answer(ctx, db, snapshot, key, answer, idempotency_key, digest)
         except Invalid:  # an unreadable answer costs nothing, unless it retries a used key
             ctx.session.rollback()
             earlier = find_by_key(ctx, idempotency_key)
@@ -485,9 +485,13 @@ class DecidedAnswer:
     per_element: tuple[bool, ...]
 
 
-def decide_answer(ctx: Context, snapshot: answer_path.AnswerSnapshot, key: AnswerKey,
-                  answer: Any, idempotency_key: str, digest: str) -> DecidedAnswer:
-    """Grade ``answer`` and decide every row it writes (raises ``Invalid`` if unreadable)."""
+def decide_answer(ctx: Context, db: DriverCursor, snapshot: answer_path.AnswerSnapshot,
+                  key: AnswerKey, answer: Any, idempotency_key: str, digest: str
+                  ) -> DecidedAnswer:
+    """Grade ``answer`` and decide every row it writes (raises ``Invalid`` if unreadable).
+
+    ``db`` is the snapshot's connection: the mastery policy may read the graded history.
+    """
     kind = QuestionKind(snapshot.kind)
     graded = kind in catalog.GRADED_KINDS
     values: dict[str, Any] = {
@@ -529,7 +533,7 @@ def decide_answer(ctx: Context, snapshot: answer_path.AnswerSnapshot, key: Answe
         "state_before": before.state, "step_before": before.step,
         "stability_before": before.stability, "difficulty_before": before.difficulty,
         "due_before": before.due, "last_review_before": before.last_review}
-    action, mastery = mastery_change(ctx, snapshot, values)
+    action, mastery = mastery_change(ctx, db, snapshot, values)
     return DecidedAnswer(answer_path.AnswerWrite(
         ctx.learner_id, snapshot.review_seq, snapshot.variant_id, snapshot.open_book, values,
         card_id=card_row.id if card_row else None, card=card, log=review,
@@ -719,7 +723,7 @@ def rate_attempt(ctx: Context, attempt_id: int, rating_name: str) -> AttemptView
 # ---------------------------------------------------------------- mastery
 
 
-def mastery_change(ctx: Context, snapshot: answer_path.AnswerSnapshot,
+def mastery_change(ctx: Context, db: DriverCursor, snapshot: answer_path.AnswerSnapshot,
                    attempt: dict[str, Any]) -> tuple[str | None, dict[str, Any] | None]:
     """Decide how one new graded attempt changes its question's mastery record.
 
@@ -727,7 +731,8 @@ def mastery_change(ctx: Context, snapshot: answer_path.AnswerSnapshot,
     None) and the columns to set. Incremental, and equal to re-running ``mastery.evaluate``
     over the whole history: a wrong answer lapses a mastered record; a right open-book
     answer changes nothing; a right closed-book answer can only turn "not mastered" into
-    "mastered", which needs the history. A row exists once the question was ever mastered;
+    "mastered", which needs the history (read only then, in the snapshot's transaction:
+    ``review_seq`` covers it too). A row exists once the question was ever mastered;
     ``evaluated_at`` is when its verdict last changed. The new attempt has no id yet: it
     takes part as ``answer_path.NEW_ATTEMPT_ID``, filled in when written.
     """
@@ -740,7 +745,7 @@ def mastery_change(ctx: Context, snapshot: answer_path.AnswerSnapshot,
         return None, None
     history = [mastery_policy.GradedAttempt(row.id, (row.seed, row.bank_version),
                                             row.submitted_at, row.correct, row.closed_book)
-               for row in snapshot.history]
+               for row in answer_path.read_history(db, ctx.learner_id, snapshot.question_id)]
     history.append(mastery_policy.GradedAttempt(
         answer_path.NEW_ATTEMPT_ID, (attempt["seed"], attempt["bank_version"]),
         attempt["submitted_at"], True, True))
