@@ -2,8 +2,8 @@
 
 ``read_snapshot`` fetches, in one query, what the answer use case decides from: the served
 variant (and its sealed answer key), the learner's ``review_seq``, the question's fsrs card
-and mastery record; ``read_history`` adds the question's graded history when the mastery
-policy needs it (a right closed-book answer to a question not yet mastered). The use case
+and mastery record; ``read_run`` adds the question's current run of graded attempts when the
+mastery policy needs it (a right closed-book answer to a question not yet mastered). The use case
 then grades, reviews and applies the mastery policy in Python, and ``write_answer`` records
 the outcome:
 
@@ -95,9 +95,17 @@ LEFT JOIN review_card rc ON rc.learner_id = sv.learner_id AND rc.question_id = s
 LEFT JOIN mastery m ON m.learner_id = sv.learner_id AND m.question_id = sv.question_id
 WHERE sv.id = :variant_id
 """)
-READ_HISTORY = Statement("""
-SELECT id, seed, bank_version, submitted_at, correct, closed_book FROM attempt
-WHERE learner_id = :learner_id AND question_id = :question_id AND graded = :graded
+# The current run: graded attempts with no wrong graded attempt after them (in the policy's
+# order, submitted_at then id). The mastery verdict depends on nothing earlier, as a wrong
+# answer resets it; reading only the run keeps a long history from costing every answer.
+READ_RUN = Statement("""
+SELECT a.id, a.seed, a.bank_version, a.submitted_at, a.correct, a.closed_book FROM attempt a
+WHERE a.learner_id = :learner_id AND a.question_id = :question_id AND a.graded = :graded
+  AND NOT EXISTS (
+    SELECT 1 FROM attempt w
+    WHERE w.learner_id = a.learner_id AND w.question_id = a.question_id
+      AND w.graded = :graded AND w.correct = :wrong
+      AND (w.submitted_at > a.submitted_at OR (w.submitted_at = a.submitted_at AND w.id > a.id)))
 """)
 
 
@@ -121,11 +129,11 @@ def read_snapshot(db: DriverCursor, variant_id: str) -> AnswerSnapshot | None:
         mastered=bool(first[19]))
 
 
-def read_history(db: DriverCursor, learner_id: int, question_id: str
-                 ) -> tuple[HistoryRow, ...]:
-    """Read the learner's graded attempts of a question, in the snapshot's transaction."""
-    rows = db.run(READ_HISTORY, {"learner_id": learner_id, "question_id": question_id,
-                                 "graded": True}).fetchall()
+def read_run(db: DriverCursor, learner_id: int, question_id: str) -> tuple[HistoryRow, ...]:
+    """Read the question's current run of graded attempts (``READ_RUN``), in the snapshot's
+    transaction: ``mastery.evaluate`` gives the same verdict on it as on the whole history."""
+    rows = db.run(READ_RUN, {"learner_id": learner_id, "question_id": question_id,
+                             "graded": True, "wrong": False}).fetchall()
     return tuple(HistoryRow(row[0], row[1], row[2], from_db_datetime(row[3]), bool(row[4]),
                             bool(row[5])) for row in rows)
 

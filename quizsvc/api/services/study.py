@@ -731,9 +731,10 @@ def mastery_change(ctx: Context, db: DriverCursor, snapshot: answer_path.AnswerS
     None) and the columns to set. Incremental, and equal to re-running ``mastery.evaluate``
     over the whole history: a wrong answer lapses a mastered record; a right open-book
     answer changes nothing; a right closed-book answer can only turn "not mastered" into
-    "mastered", which needs the history (read only then, in the snapshot's transaction:
-    ``review_seq`` covers it too). A row exists once the question was ever mastered;
-    ``evaluated_at`` is when its verdict last changed. The new attempt has no id yet: it
+    "mastered", which needs the current run of graded attempts (read only then, in the
+    snapshot's transaction: ``review_seq`` covers it too; the verdict on the run is the
+    verdict on the whole history, since a wrong answer resets it). A row exists once the
+    question was ever mastered; ``evaluated_at`` is when its verdict last changed. The new attempt has no id yet: it
     takes part as ``answer_path.NEW_ATTEMPT_ID``, filled in when written.
     """
     if not attempt["correct"]:
@@ -745,7 +746,7 @@ def mastery_change(ctx: Context, db: DriverCursor, snapshot: answer_path.AnswerS
         return None, None
     history = [mastery_policy.GradedAttempt(row.id, (row.seed, row.bank_version),
                                             row.submitted_at, row.correct, row.closed_book)
-               for row in answer_path.read_history(db, ctx.learner_id, snapshot.question_id)]
+               for row in answer_path.read_run(db, ctx.learner_id, snapshot.question_id)]
     history.append(mastery_policy.GradedAttempt(
         answer_path.NEW_ATTEMPT_ID, (attempt["seed"], attempt["bank_version"]),
         attempt["submitted_at"], True, True))
