@@ -734,8 +734,9 @@ def mastery_change(ctx: Context, db: DriverCursor, snapshot: answer_path.AnswerS
     "mastered", which needs the current run of graded attempts (read only then, in the
     snapshot's transaction: ``review_seq`` covers it too; the verdict on the run is the
     verdict on the whole history, since a wrong answer resets it). A row exists once the
-    question was ever mastered; ``evaluated_at`` is when its verdict last changed. The new attempt has no id yet: it
-    takes part as ``answer_path.NEW_ATTEMPT_ID``, filled in when written.
+    question was ever mastered; ``evaluated_at`` is when its verdict last changed. The new
+    attempt has no id yet: it takes part as ``answer_path.NEW_ATTEMPT_ID``, filled in when
+    written.
     """
     if not attempt["correct"]:
         if snapshot.mastery_id is None or not snapshot.mastered:
