@@ -285,12 +285,18 @@ def postgresql_statement(card: str, log: str, mastery: str, evidence: tuple[bool
 
     Each step selects FROM the step before, so nothing is written unless ``seq`` (the
     learner's counter, bumped only if unchanged) and ``claim`` (the variant, still
-    unanswered and as open- or closed-book as read) both returned their row. The foreign
-    keys between the new rows are checked at the end of the statement, when all exist.
+    unanswered and as open- or closed-book as read) both returned their row. Every step of a
+    WITH runs to completion, so ``seq`` also checks that the variant is claimable as of the
+    statement's start: only a change to the variant committed while this very statement runs
+    can leave the counter bumped with nothing else written, which costs at most one locked
+    retry of another answer. The foreign keys between the new rows are checked at the end
+    of the statement, when all exist.
     """
     parts = [
         "seq AS (UPDATE learner SET review_seq = review_seq + 1 "
-        "WHERE id = :learner_id AND review_seq = :review_seq RETURNING id)",
+        "WHERE id = :learner_id AND review_seq = :review_seq AND EXISTS ("
+        "SELECT 1 FROM served_variant WHERE id = :variant_id AND answered = FALSE "
+        "AND open_book = :open_book) RETURNING id)",
         "claim AS (UPDATE served_variant SET answered = TRUE FROM seq "
         "WHERE served_variant.id = :variant_id AND served_variant.answered = FALSE "
         "AND served_variant.open_book = :open_book RETURNING served_variant.id)",

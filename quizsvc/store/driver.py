@@ -110,6 +110,9 @@ def to_db_json(value: Any) -> str:
     return json.dumps(value)
 
 
-def from_db_json(value: Any) -> Any:
-    """Read a JSON column: text on SQLite, already parsed by psycopg on PostgreSQL."""
-    return json.loads(value) if isinstance(value, str | bytes) else value
+def from_db_json(value: Any, dialect: str) -> Any:
+    """Read a JSON column: text on SQLite; already decoded by psycopg on PostgreSQL (where a
+    ``str`` is a JSON string value, not JSON text)."""
+    if dialect == "sqlite" and isinstance(value, str | bytes):
+        return json.loads(value)
+    return value
