@@ -8,6 +8,7 @@ transaction; views never commit.
 from __future__ import annotations
 
 import fcntl
+import logging
 import os
 import time
 from collections.abc import Iterator
@@ -15,7 +16,10 @@ from contextlib import contextmanager
 from typing import Any
 
 from sqlalchemy import Connection, Engine, create_engine, event, text
+from sqlalchemy import exc as sa_exc
 from sqlalchemy.orm import Session, sessionmaker
+
+log = logging.getLogger(__name__)
 
 SQLITE_LOCK_TIMEOUT = 30.0  # seconds a transaction waits for another process's writer
 READ_ONLY = "quizsvc_read_only"  # execution option: this transaction only reads
@@ -168,11 +172,26 @@ class Database:
 
         session = g.pop("db_session", None)
         if session is not None:
-            session.close()
+            close_quietly(session)
 
     def ping(self) -> None:
         """Run ``SELECT 1`` through the request session (raises if unreachable)."""
         self.request_session().execute(text("SELECT 1"))
+
+
+def close_quietly(session: Session) -> None:
+    """Close ``session``; if its connection died (a database outage), discard it instead.
+
+    Closing rolls back, and a rollback on a connection the database dropped raises. At
+    request teardown the response is already made (a 503 during an outage): an exception
+    here would reach the WSGI server, which then sends its own bare 500 page instead.
+    """
+    try:
+        session.close()
+    except sa_exc.SQLAlchemyError as error:
+        log.warning("discarding a database connection that failed to close: %s",
+                    str(error).splitlines()[0] if str(error) else type(error).__name__)
+        session.invalidate()
 
 
 def begin_read_only(session: Session) -> None:
