@@ -8,7 +8,10 @@ process over loopback for a fixed time:
   the database so that preparation is not timed), half right and half wrong;
 - next question: ``GET /api/sessions/{id}/next`` on fresh one-question sessions, so every
   request draws and stores a new variant;
-- hello: ``GET /`` on the bare app.
+- hello: ``GET /`` on the bare app;
+- floor: the same answer requests on ``floor_app``, a one-route Flask app that only checks
+  the cookie and CSRF token, parses the body and commits one INSERT: the least a durable
+  answer costs on this machine, so the distance from it to the service is the service's own.
 
 It prints requests per second, p50/p99 latency and the ratio to bare Flask, then times the
 due-queue query (``quizsvc.api.services.progress.due_queue``) for a learner with 50,000 cards.
@@ -63,6 +66,80 @@ def hello_app() -> Any:
         return "hello"
 
     return app
+
+
+FLOOR_TABLE = "bench_floor"
+
+
+def floor_app() -> Any:
+    """Return the floor app (gunicorn factory): the least a durable answer can cost here.
+
+    One route does what any cookie-identified, CSRF-checked JSON answer must: read the
+    cookie, compare the echoed CSRF token, hash the cookie, parse the JSON body, commit one
+    INSERT (SQLite WAL or PostgreSQL, through the driver, from ``QUIZSVC_DATABASE_URL``)
+    and reply in JSON. No identity lookup, grading, review or mastery: its ratio to bare
+    Flask says how much of the budget is left for the service's own work.
+    """
+    import hashlib
+    import hmac
+    import sqlite3
+
+    from flask import Flask, Response, request
+    from sqlalchemy.engine import make_url
+
+    url = make_url(os.environ["QUIZSVC_DATABASE_URL"])
+    app = Flask("floor")
+    connections: dict[int, Any] = {}
+
+    def connection() -> Any:
+        db = connections.get(os.getpid())
+        if db is None:
+            if url.get_backend_name() == "sqlite":
+                db = sqlite3.connect(url.database, isolation_level=None)
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute("PRAGMA synchronous=NORMAL")
+            else:
+                import psycopg
+
+                db = psycopg.connect(url.set(drivername="postgresql").render_as_string(
+                    hide_password=False), autocommit=True)
+            connections[os.getpid()] = db
+        return db
+
+    @app.get("/")
+    def ready() -> str:
+        return "ok"
+
+    @app.post("/api/attempts")
+    def answer() -> Response:
+        token = request.cookies.get("quizsvc_browser", "")
+        echoed = request.headers.get("X-CSRF-Token", "")
+        if not hmac.compare_digest(request.cookies.get("csrf_token", ""), echoed):
+            return Response('{"code":"csrf_failed"}', 403, mimetype="application/json")
+        body = json.loads(request.get_data())
+        row = (hashlib.sha256(token.encode()).hexdigest(), body["variant_id"],
+               json.dumps(body["answer"]))
+        db = connection()
+        if isinstance(db, sqlite3.Connection):
+            db.execute("BEGIN IMMEDIATE")
+            db.execute(f"INSERT INTO {FLOOR_TABLE} (token_hash, variant_id, answer) "
+                       "VALUES (?, ?, ?)", row)
+            db.execute("COMMIT")
+        else:
+            db.execute(f"INSERT INTO {FLOOR_TABLE} (token_hash, variant_id, answer) "
+                       "VALUES (%s, %s, %s)", row)
+        return Response(json.dumps({"id": 1, "correct": True}), 201,
+                        mimetype="application/json")
+
+    return app
+
+
+def create_floor_table(engine: Any) -> None:
+    """Create the floor app's table in the scratch database."""
+    key = "INTEGER PRIMARY KEY" if engine.dialect.name == "sqlite" else "SERIAL PRIMARY KEY"
+    with engine.begin() as connection:
+        connection.exec_driver_sql(f"CREATE TABLE {FLOOR_TABLE} (id {key}, token_hash TEXT, "
+                                   "variant_id TEXT, answer TEXT)")
 
 
 # ---------------------------------------------------------------- servers
@@ -438,15 +515,22 @@ def run_backend(backend: str, args: argparse.Namespace, bank: Any) -> list[str]:
             try:
                 clients = [new_client(service.port, engine) for _ in range(args.clients)]
                 budget = int(args.seconds * 1500)  # more than the service can do in time
+                answer_jobs = prepare_answers(engine, bank, clients, budget, rng)
+                create_floor_table(engine)
+                floor = start_gunicorn("api_bench:floor_app()", args.workers, env, "/")
+                try:  # the same requests; the floor app writes only its own table
+                    floored = measure("floor: one durable JSON POST (no service)",
+                                      floor.port, answer_jobs, args.seconds)
+                finally:
+                    floor.stop()
                 answers = measure("graded answers (POST /api/attempts)", service.port,
-                                  prepare_answers(engine, bank, clients, budget, rng),
-                                  args.seconds)
+                                  answer_jobs, args.seconds)
                 nexts = measure("next question (GET /api/sessions/{id}/next)", service.port,
                                 prepare_sessions(engine, bank, clients, budget, rng),
                                 args.seconds)
             finally:
                 service.stop()
-            for figures in (bare, answers, nexts):
+            for figures in (bare, floored, answers, nexts):
                 note = " (ran out of prepared requests)" if figures.exhausted else ""
                 errors = f", errors by status {figures.errors}" if figures.errors else ""
                 lines.append(
