@@ -196,7 +196,7 @@ def start_page(mode: str, intro: str, title: str) -> str:
     """Show the form that starts a quiz, review or flashcard session, with due counts."""
     ctx = current_context()
     lessons_found = catalog.list_lessons(ctx)
-    due = progress.due_reviews(ctx, limit=0)
+    due = study.start_counts(ctx, mode)  # of the kinds this mode serves
     return render_template("start.html", mode=mode, intro=intro, title=title,
                            lessons=lessons_found, due=due,
                            max_size=int(ctx.config.get("MAX_SESSION_SIZE", 50)))

@@ -140,6 +140,34 @@ def start_session(ctx: Context, lesson: str, mode: str, size: int) -> SessionVie
                        reasons.count("new"), reasons.count("practice"), ctx.now)
 
 
+@dataclass(frozen=True)
+class StartCounts:
+    """What a session of one mode would find now, over every lesson: due and new questions."""
+
+    mode: str
+    due_now: int
+    new: int
+
+
+def start_counts(ctx: Context, mode: str) -> StartCounts:
+    """Count the due and new questions of the kinds a session of ``mode`` serves.
+
+    The start pages show it, so a flashcards page counts flashcards and a quiz page graded
+    questions, as ``start_session`` picks them (two indexed counts over at most the bank's
+    question ids, whatever the number of cards).
+    """
+    if mode not in MODES:
+        raise Invalid("mode", f"must be one of {', '.join(MODES)}")
+    idx = catalog.index(ctx.bank)
+    wanted = sorted(q.id for questions in idx.by_lesson.values() for q in questions
+                    if wanted_in(mode, q.kind))
+    mine = (ReviewCard.learner_id == ctx.learner_id) & ReviewCard.question_id.in_(wanted)
+    cards, due_now = ctx.session.execute(
+        select(func.count(), func.count().filter(ReviewCard.due <= ctx.now)).where(mine)).one()
+    ctx.session.commit()
+    return StartCounts(mode, int(due_now), len(wanted) - int(cards))
+
+
 def wanted_in(mode: str, kind: QuestionKind) -> bool:
     """Tell whether a session of ``mode`` serves questions of ``kind``."""
     if mode == "quiz":
