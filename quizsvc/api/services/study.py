@@ -430,9 +430,10 @@ def submit_attempt(ctx: Context, variant_id: str, answer: Any, idempotency_key: 
     bank cannot parse is 422 on ``answer`` and costs no attempt.
 
     This is the hot path of the service (``quizsvc/api/README.md``). One query reads the
-    variant with its sealed answer key, the learner's ``review_seq``, the question's card,
-    mastery record and graded history (``store.answer_path``); the answer is graded, reviewed
-    and judged by the mastery policy in Python; one write records it all, on condition that
+    variant with its sealed answer key, the learner's ``review_seq``, the question's card and
+    mastery record (``store.answer_path``; the current run of graded attempts too when the
+    mastery policy needs it); the answer is graded, reviewed and judged by the mastery policy
+    in Python; one write records it all, on condition that
     ``review_seq`` is unchanged and the variant still unanswered. On PostgreSQL the first try
     takes no lock (``begin_statementwise``: the read and the write are each their own
     transaction); if another transaction got in between, the answer is redone under the
