@@ -21,7 +21,7 @@ def preview_variant(bank: Any, question_id: str, seed: int) -> dict[str, Any]:
         raise NotFound(f"No question {question_id[:80]!r}.")
     if not 0 <= seed <= MAX_SEED:
         raise Invalid("seed", f"must be between 0 and {MAX_SEED}", location="query")
-    return dataclasses.asdict(catalog.variant(bank, question_id, seed))
+    return dataclasses.asdict(bank.variant(question_id, seed))
 
 
 def export_bank(bank: Any) -> dict[str, Any]:

@@ -7,16 +7,14 @@ place that happens, so the JSON API and the server-rendered lesson page must bot
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from threading import Lock
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import update
 
 from quizsvc.api.services.context import Context
-from quizsvc.bank.model import Lesson, Question, QuestionKind, Section, Variant
+from quizsvc.bank.model import Lesson, Question, QuestionKind, Section
 from quizsvc.errors import NotFound
 from quizsvc.store.models import ServedVariant
 
@@ -35,12 +33,9 @@ class BankIndex:
     lessons: dict[str, Lesson]
     sections: dict[str, tuple[str, Section]]  # section id -> (lesson id, section)
     by_lesson: dict[str, tuple[Question, ...]]
-    variants: OrderedDict[tuple[str, int], Variant] = field(default_factory=OrderedDict)
-    lock: Lock = field(default_factory=Lock)
 
 
 _INDEXES: dict[int, BankIndex] = {}
-VARIANT_CACHE_SIZE = 4096
 
 
 def entries(collection: Any) -> list[Any]:
@@ -79,24 +74,6 @@ def lesson(ctx: Context, lesson_id: str) -> Lesson:
     if found is None:
         raise NotFound(f"No lesson {lesson_id[:80]!r}.")
     return found
-
-
-def variant(bank: Any, question_id: str, seed: int) -> Variant:
-    """Return ``bank.variant(question_id, seed)``, remembering recent ones (numeric ones replay
-    the ledger, and a variant is typically built twice: when served and when graded)."""
-    idx = index(bank)
-    key = (question_id, seed)
-    with idx.lock:
-        cached = idx.variants.get(key)
-        if cached is not None:
-            idx.variants.move_to_end(key)
-            return cached
-    built = bank.variant(question_id, seed)
-    with idx.lock:
-        idx.variants[key] = built
-        if len(idx.variants) > VARIANT_CACHE_SIZE:
-            idx.variants.popitem(last=False)
-    return built
 
 
 @dataclass(frozen=True)

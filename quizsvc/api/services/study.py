@@ -32,7 +32,14 @@ from quizsvc.api.services import catalog
 from quizsvc.api.services.context import Context
 from quizsvc.bank.answer_key import AnswerKey
 from quizsvc.bank.errors import BankError
-from quizsvc.bank.model import AnswerInput, Misconception, QuestionKind, Text, Variant
+from quizsvc.bank.model import (
+    AnswerInput,
+    Misconception,
+    Question,
+    QuestionKind,
+    Text,
+    Variant,
+)
 from quizsvc.errors import Conflict, Gone, Invalid, NotFound
 from quizsvc.review import mastery as mastery_policy
 from quizsvc.review import scheduling
@@ -261,8 +268,13 @@ class NextItem:
 def serve(ctx: Context, variant_id: str, question_id: str, seed: int, served_at: datetime
           ) -> ServedQuestion:
     """Build the client's view of a served variant (prompt, displayed params, input)."""
-    q = catalog.question(ctx, question_id)
-    built = catalog.variant(ctx.bank, question_id, seed)
+    return served_view(catalog.question(ctx, question_id), variant_id,
+                       ctx.bank.variant(question_id, seed), served_at)
+
+
+def served_view(q: Question, variant_id: str, built: Variant, served_at: datetime
+                ) -> ServedQuestion:
+    """Return what the client may see of a built variant of ``q``."""
     return ServedQuestion(variant_id, q.id, str(q.kind), q.lesson, q.section, q.title,
                           built.prompt, dict(built.params), built.input, served_at)
 
@@ -291,15 +303,16 @@ def next_question(ctx: Context, session_id: str) -> NextItem:
     for draw in range(1, SEED_DRAWS + 1):
         seed = ctx.rng.getrandbits(SEED_BITS)
         try:
-            question_view = serve(ctx, variant_id, q.id, seed, ctx.now)
+            built = ctx.bank.variant(q.id, seed)
             break
         except BankError as error:  # a template may find no usable numbers for one seed
             if draw == SEED_DRAWS:
                 raise
             log.warning("question %s: seed %d gives no variant (%s); drawing another", q.id,
                         seed, error)
+    question_view = served_view(q, variant_id, built, ctx.now)
     # Seal the answer key now, while the variant is built: grading then needs no rebuild.
-    answer_key = AnswerKey.from_variant(catalog.variant(ctx.bank, q.id, seed)).to_json()
+    answer_key = AnswerKey.from_variant(built).to_json()
     db.execute(INSERT_SERVED, {
         "id": variant_id, "learner_id": ctx.learner_id, "question_id": q.id, "lesson": q.lesson,
         "kind": str(q.kind), "seed": seed, "bank_version": str(ctx.bank.version),
@@ -501,7 +514,7 @@ def answer_key_of(ctx: Context, snapshot: answer_path.AnswerSnapshot) -> AnswerK
         except ValueError:
             log.warning("variant %s: unreadable answer key; rebuilding the variant",
                         snapshot.variant_id)
-    return AnswerKey.from_variant(catalog.variant(ctx.bank, snapshot.question_id,
+    return AnswerKey.from_variant(ctx.bank.variant(snapshot.question_id,
                                                   snapshot.seed))
 
 
@@ -797,4 +810,4 @@ def variant_of(ctx: Context, attempt: Any) -> Variant | None:
     """Rebuild the variant an attempt answered (None if the bank version moved on)."""
     if attempt.bank_version != str(ctx.bank.version):
         return None
-    return catalog.variant(ctx.bank, attempt.question_id, attempt.seed)
+    return ctx.bank.variant(attempt.question_id, attempt.seed)
