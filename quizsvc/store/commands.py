@@ -38,23 +38,19 @@ def describe(url: str) -> str:
 def run_upgrade(args: argparse.Namespace) -> int:
     """Apply migrations up to ``--revision`` (default head)."""
     from quizsvc.store import migrate
-    from quizsvc.store.session import make_engine
 
-    url = database_url(args)
-    engine = make_engine(url)
-    try:
-        with engine.connect() as connection:
-            migrate.upgrade(connection, args.revision)
-            connection.commit()
-            revision = migrate.current_revision(connection)
-    finally:
-        engine.dispose()
-    print(f"database {describe(url)} at revision {revision}")
-    return 0
+    return move_to_revision(args, migrate.upgrade)
 
 
 def run_downgrade(args: argparse.Namespace) -> int:
     """Revert migrations down to the given revision (``base`` drops every table)."""
+    from quizsvc.store import migrate
+
+    return move_to_revision(args, migrate.downgrade)
+
+
+def move_to_revision(args: argparse.Namespace, step: Any) -> int:
+    """Run ``step(connection, args.revision)`` (an upgrade or a downgrade), commit, report."""
     from quizsvc.store import migrate
     from quizsvc.store.session import make_engine
 
@@ -62,7 +58,7 @@ def run_downgrade(args: argparse.Namespace) -> int:
     engine = make_engine(url)
     try:
         with engine.connect() as connection:
-            migrate.downgrade(connection, args.revision)
+            step(connection, args.revision)
             connection.commit()
             revision = migrate.current_revision(connection)
     finally:
