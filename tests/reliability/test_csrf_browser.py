@@ -9,7 +9,6 @@ nothing. A script's cross-origin ``fetch`` with credentials changes nothing eith
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -23,10 +22,10 @@ from quizsvc import create_app
 from quizsvc.store import migrate
 from quizsvc.store.models import LinkCode, StudySession
 from quizsvc.store.session import make_engine
+from tests.chromium import launch_chromium
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = "/usr/bin/chromium"
 LESSON = "vllm-v1-ledger"
 
 
@@ -97,19 +96,7 @@ def attacker(site: tuple[str, Any]) -> Iterator[int]:
 @pytest.fixture(scope="module")
 def chromium() -> Iterator[Any]:
     """Launch Debian's Chromium headless (missing: skip locally, fail under CI)."""
-    if not os.access(CHROMIUM, os.X_OK):
-        reason = f"{CHROMIUM} is missing: apt-get install -y chromium (scripts/test does)"
-        if os.environ.get("CI"):
-            pytest.fail(f"{reason}; CI must run the browser tests", pytrace=False)
-        pytest.skip(reason)
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=[
-            "--no-sandbox", "--headless", "--disable-gpu", "--no-first-run"])
-        try:
-            yield browser
-        finally:
-            browser.close()
+    yield from launch_chromium()
 
 
 def counts(engine: Any) -> tuple[int, int]:

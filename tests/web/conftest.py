@@ -13,7 +13,6 @@
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -28,18 +27,8 @@ from quizsvc import create_app
 from quizsvc.store import migrate
 from quizsvc.store.models import ServedVariant
 from quizsvc.store.session import make_engine
+from tests.chromium import launch_chromium
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--headless",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-component-update",
-    "--disable-sync",
-]
 PHONE = {"width": 390, "height": 844}
 
 
@@ -108,18 +97,7 @@ def live_server(tmp_path_factory: pytest.TempPathFactory, live_bank: Any
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
     """Launch Debian's Chromium once per session (never a downloaded browser)."""
-    if not os.access(CHROMIUM, os.X_OK):
-        reason = f"{CHROMIUM} is missing: apt-get install -y chromium (scripts/test does)"
-        if os.environ.get("CI"):
-            pytest.fail(f"{reason}; CI must run the browser tests", pytrace=False)
-        pytest.skip(reason)
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+    yield from launch_chromium()
 
 
 def _context(browser: Any, live_server: LiveServer, javascript: bool) -> Any:
