@@ -1,4 +1,5 @@
-"""Drive the API like a browser in tests: cookies kept, CSRF echoed, answers looked up."""
+"""Drive the API and the pages like a browser in tests: cookies kept, CSRF echoed, answers
+looked up."""
 
 from __future__ import annotations
 
@@ -39,6 +40,28 @@ class ApiBrowser:
     def delete(self, url: str, **kwargs: Any) -> Any:
         """DELETE with the CSRF header."""
         return self.send("DELETE", url, **kwargs)
+
+
+class FormBrowser:
+    """One browser on the pages: cookies kept, forms posted with the hidden CSRF field, the
+    way a page without JavaScript posts them."""
+
+    def __init__(self, app: Any) -> None:
+        self.client = app.test_client()
+        self.client.get("/")
+
+    @property
+    def csrf(self) -> str:
+        """Return this browser's csrf_token cookie."""
+        return self.client.get_cookie("csrf_token").value
+
+    def get(self, url: str) -> Any:
+        """GET a page."""
+        return self.client.get(url)
+
+    def post(self, url: str, **fields: Any) -> Any:
+        """Post a form as the page would (with the hidden CSRF field)."""
+        return self.client.post(url, data={"csrf_token": self.csrf, **fields})
 
 
 class Study:

@@ -21,31 +21,15 @@ import pytest
 
 from quizsvc.store import backup
 from quizsvc.store.models import ServedVariant
+from tests.api.support import FormBrowser
 from tests.reliability.support import wrong_answer
 
 LESSON = "vllm-v1-ledger"
 SECTION_NOTE = "alice's own words"
 
 
-class PageBrowser:
-    """One browser on the pages: cookies kept, forms posted with the hidden CSRF field."""
-
-    def __init__(self, app: Any) -> None:
-        self.client = app.test_client()
-        self.client.get("/")
-
-    @property
-    def csrf(self) -> str:
-        """Return this browser's csrf_token cookie."""
-        return self.client.get_cookie("csrf_token").value
-
-    def get(self, url: str) -> Any:
-        """GET a page."""
-        return self.client.get(url)
-
-    def post(self, url: str, **fields: Any) -> Any:
-        """Post a form as the page would (with the hidden CSRF field)."""
-        return self.client.post(url, data={"csrf_token": self.csrf, **fields})
+class PageBrowser(FormBrowser):
+    """One browser on the pages, with the export it can download."""
 
     def export(self) -> Any:
         """Return this learner's data as the API exports it."""

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from quizsvc.store.models import ServedVariant
+from tests.api.support import FormBrowser
 from tests.fake_bank import LESSON_ID
 
 PAGES = ["/", "/lessons", f"/lessons/{LESSON_ID}", f"/lessons/{LESSON_ID}?lang=en", "/quiz",
@@ -68,22 +69,8 @@ def shape(html: str) -> PageShape:
     return parser
 
 
-class Learner:
+class Learner(FormBrowser):
     """One browser on the test client, posting forms the way a page without JavaScript does."""
-
-    def __init__(self, app: Any) -> None:
-        self.client = app.test_client()
-        self.client.get("/")
-
-    @property
-    def csrf(self) -> str:
-        return self.client.get_cookie("csrf_token").value
-
-    def get(self, url: str) -> Any:
-        return self.client.get(url)
-
-    def post(self, url: str, **fields: Any) -> Any:
-        return self.client.post(url, data={"csrf_token": self.csrf, **fields})
 
     def start(self, mode: str = "quiz", size: int = 5) -> str:
         response = self.post("/study", mode=mode, lesson=LESSON_ID, size=str(size))
