@@ -46,18 +46,24 @@ def parse_integer(raw: Any) -> int:
     raise ParseError(f"expected an integer, got {type(raw).__name__}")
 
 
+def list_items(raw: Any, expected: str) -> Any:
+    """Return ``raw`` as list items: a JSON list, a string holding one, or a string of items
+    split on spaces, commas and semicolons (Chinese ones too). Shape checks are the caller's;
+    unreadable JSON raises ``ParseError(expected)``."""
+    if not isinstance(raw, str):
+        return raw
+    text = raw.strip()
+    if not text.startswith("["):
+        return [part for part in re.split(r"[\s,;，；、]+", text) if part]
+    try:
+        return json.loads(text)
+    except ValueError:
+        raise ParseError(expected) from None
+
+
 def parse_vector(raw: Any, length: int) -> list[int]:
     """Read a vector of ``length`` integers from a JSON list or a string like ``"1, 6, 1"``."""
-    items: Any = raw
-    if isinstance(raw, str):
-        text = raw.strip()
-        if text.startswith("["):
-            try:
-                items = json.loads(text)
-            except ValueError:
-                raise ParseError("expected a list of integers like [1, 6, 1]") from None
-        else:
-            items = [part for part in re.split(r"[\s,;，；、]+", text) if part]
+    items = list_items(raw, "expected a list of integers like [1, 6, 1]")
     if not isinstance(items, list):
         raise ParseError("expected a list of integers like [1, 6, 1]")
     if len(items) != length:
@@ -73,16 +79,7 @@ def parse_vector(raw: Any, length: int) -> list[int]:
 
 def parse_ids(raw: Any, known: set[str]) -> list[str]:
     """Read a list of option ids from a JSON list or a comma-separated string."""
-    items: Any = raw
-    if isinstance(raw, str):
-        text = raw.strip()
-        if text.startswith("["):
-            try:
-                items = json.loads(text)
-            except ValueError:
-                raise ParseError("expected a list of option ids") from None
-        else:
-            items = [part for part in re.split(r"[\s,;，；、]+", text) if part]
+    items = list_items(raw, "expected a list of option ids")
     if not isinstance(items, list) or not all(isinstance(item, str) for item in items):
         raise ParseError("expected a list of option ids")
     unknown = [item for item in items if item not in known]
