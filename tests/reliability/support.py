@@ -212,3 +212,17 @@ def wrong_answer(variant: Any) -> Any:
         others = [o for o in options if o not in right]
         return right[:-1] if len(right) > 1 else others[:1]
     return next(o for o in options if o != right)
+
+
+def form_for(value: Any, variant: Any) -> dict[str, Any]:
+    """Return the form fields the question page posts for ``value``."""
+    kind = variant.input.type
+    if kind == "vector":
+        return {f"answer.{i}": str(v) for i, v in enumerate(value)}
+    if kind == "order":
+        return {f"position.{option}": str(i) for i, option in enumerate(value, start=1)}
+    if kind == "multi":
+        return {"answer": list(value)}
+    if kind == "flashcard":
+        return {}
+    return {"answer": "" if value is None else str(value)}

@@ -22,7 +22,7 @@ from markupsafe import escape
 
 from quizsvc.store.models import ServedVariant
 from tests.api.support import ApiBrowser
-from tests.reliability.support import wrong_answer
+from tests.reliability.support import form_for, wrong_answer
 
 LESSON = "vllm-v1-ledger"
 FORBIDDEN_KEYS = {"answer", "correct_answer", "solution", "seed", "scenario", "misconceptions",
@@ -86,20 +86,6 @@ def assert_nothing_given_away(seen: Seen, variant: Any, seed: int) -> None:
         assert str(seed) not in page
     # The export holds past attempts (their seeds and answers: graded already), never this one.
     assert str(seed) not in json.dumps(seen.export)
-
-
-def form_for(value: Any, variant: Any) -> dict[str, Any]:
-    """Return the form fields the question page posts for ``value``."""
-    kind = variant.input.type
-    if kind == "vector":
-        return {f"answer.{i}": str(v) for i, v in enumerate(value)}
-    if kind == "order":
-        return {f"position.{option}": str(i) for i, option in enumerate(value, start=1)}
-    if kind == "multi":
-        return {"answer": list(value)}
-    if kind == "flashcard":
-        return {}
-    return {"answer": "" if value is None else str(value)}
 
 
 def meet(browser: ApiBrowser, db: Any, bank: Any, session_id: str

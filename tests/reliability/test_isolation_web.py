@@ -22,7 +22,7 @@ import pytest
 from quizsvc.store import backup
 from quizsvc.store.models import ServedVariant
 from tests.api.support import FormBrowser
-from tests.reliability.support import wrong_answer
+from tests.reliability.support import form_for, wrong_answer
 
 LESSON = "vllm-v1-ledger"
 SECTION_NOTE = "alice's own words"
@@ -79,15 +79,7 @@ def alice(app: Any, db: Any, bank: Any) -> Alice:
 
 def form_fields(value: Any, served: Any, bank: Any) -> dict[str, Any]:
     """Return the form fields a page posts for an answer ``value``."""
-    variant = bank.variant(served.question_id, served.seed)
-    kind = variant.input.type
-    if kind == "vector":
-        return {f"answer.{i}": str(v) for i, v in enumerate(value)}
-    if kind == "order":
-        return {f"position.{option}": str(i) for i, option in enumerate(value, start=1)}
-    if kind == "multi":
-        return {"answer": list(value)}
-    return {"answer": str(value)}
+    return form_for(value, bank.variant(served.question_id, served.seed))
 
 
 def snapshot(alice: Alice) -> tuple[Any, str]:
