@@ -466,25 +466,33 @@ def time_due_queue(engine: Any, bank: Any, cards: int, repeats: int) -> dict[str
 # ---------------------------------------------------------------- backends
 
 
-def scratch_database(backend: str, folder: Path) -> tuple[str, Callable[[], None]]:
-    """Create an empty database for ``backend``; return its URL and a cleanup function."""
+def scratch_database(backend: str, folder: Path, name: str = BENCH_DATABASE
+                     ) -> tuple[str, Callable[[], None]]:
+    """Create an empty database ``name`` for ``backend``; return its URL and a cleanup function.
+
+    PostgreSQL: on the server of ``QUIZSVC_BENCH_POSTGRES_URL``, dropped by the cleanup.
+    """
     if backend == "sqlite":
-        return f"sqlite:///{folder / 'bench.sqlite3'}", lambda: None
+        return f"sqlite:///{folder / f'{name}.sqlite3'}", lambda: None
     from sqlalchemy import create_engine
     from sqlalchemy.engine import make_url
 
     server = make_url(os.environ.get("QUIZSVC_BENCH_POSTGRES_URL", DEFAULT_PG_SERVER))
     admin = create_engine(server, isolation_level="AUTOCOMMIT")
-    with admin.connect() as connection:
-        connection.exec_driver_sql(f"DROP DATABASE IF EXISTS {BENCH_DATABASE}")
-        connection.exec_driver_sql(f"CREATE DATABASE {BENCH_DATABASE}")
 
     def drop() -> None:
         with admin.connect() as connection:
-            connection.exec_driver_sql(f"DROP DATABASE IF EXISTS {BENCH_DATABASE} WITH (FORCE)")
+            connection.exec_driver_sql(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+    drop()
+    with admin.connect() as connection:
+        connection.exec_driver_sql(f"CREATE DATABASE {name}")
+
+    def cleanup() -> None:
+        drop()
         admin.dispose()
 
-    return server.set(database=BENCH_DATABASE).render_as_string(hide_password=False), drop
+    return server.set(database=name).render_as_string(hide_password=False), cleanup
 
 
 def run_backend(backend: str, args: argparse.Namespace, bank: Any) -> list[str]:

@@ -27,7 +27,6 @@ import multiprocessing
 import os
 import random
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -35,15 +34,15 @@ import tempfile
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.cookies import SimpleCookie
 from pathlib import Path
 from typing import Any
 
+from api_bench import free_port, scratch_database  # the bench's own helpers, same folder
+
 ROOT = Path(__file__).resolve().parents[1]
 HOST = "127.0.0.1"
-DEFAULT_PG_SERVER = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
 LOAD_DATABASE = "quizsvc_load"
 LESSON = "vllm-v1-ledger"
 SESSION_SIZE = 10
@@ -213,34 +212,6 @@ def measure(port: int, learners: int, seconds: float, think: float) -> Level:
 # ---------------------------------------------------------------- the service
 
 
-def free_port() -> int:
-    """Return a free loopback port."""
-    with socket.socket() as sock:
-        sock.bind((HOST, 0))
-        return sock.getsockname()[1]
-
-
-def scratch_database(backend: str, folder: Path) -> tuple[str, Callable[[], None]]:
-    """Create an empty database; return its URL and a function that drops it."""
-    if backend == "sqlite":
-        return f"sqlite:///{folder / 'load.sqlite3'}", lambda: None
-    from sqlalchemy import create_engine
-    from sqlalchemy.engine import make_url
-
-    server = make_url(os.environ.get("QUIZSVC_BENCH_POSTGRES_URL", DEFAULT_PG_SERVER))
-    admin = create_engine(server, isolation_level="AUTOCOMMIT")
-    with admin.connect() as connection:
-        connection.exec_driver_sql(f"DROP DATABASE IF EXISTS {LOAD_DATABASE} WITH (FORCE)")
-        connection.exec_driver_sql(f"CREATE DATABASE {LOAD_DATABASE}")
-
-    def drop() -> None:
-        with admin.connect() as connection:
-            connection.exec_driver_sql(f"DROP DATABASE IF EXISTS {LOAD_DATABASE} WITH (FORCE)")
-        admin.dispose()
-
-    return server.set(database=LOAD_DATABASE).render_as_string(hide_password=False), drop
-
-
 def start_service(url: str, workers: int, bank_dir: Path, log: Path) -> tuple[Any, int]:
     """Migrate, then run ``quizsvc serve`` on a free port; wait for /readyz."""
     env = {**os.environ, "QUIZSVC_DATABASE_URL": url, "QUIZSVC_BANK_DIR": str(bank_dir),
@@ -281,7 +252,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as folder:
         bank_dir = Path(folder) / "question_bank"  # frozen: authors may edit the repo's copy
         shutil.copytree(ROOT / "question_bank", bank_dir)
-        url, drop = scratch_database(args.backend, Path(folder))
+        url, drop = scratch_database(args.backend, Path(folder), LOAD_DATABASE)
         log = Path(folder) / "gunicorn.log"
         try:
             process, port = start_service(url, args.workers, bank_dir, log)
