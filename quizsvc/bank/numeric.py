@@ -345,6 +345,38 @@ def request(
     }
 
 
+def ngram_config(num_speculative_tokens: int) -> dict[str, Any]:
+    """Return the small n-gram speculative engine the one-request draft questions run on:
+    budget 64, 128-token model, 64 blocks of 4 (room enough that only drafts matter)."""
+    return {
+        "max_num_batched_tokens": 64,
+        "max_model_len": 128,
+        "block_size": 4,
+        "num_gpu_blocks": 64,
+        "num_speculative_tokens": num_speculative_tokens,
+        "spec_method": "ngram",
+    }
+
+
+def spec_warmup(p: dict[str, Any]) -> tuple[int, dict[int, dict[str, dict[str, Any]]]]:
+    """Return (asked step, outcomes) of request R's speculative warm-up.
+
+    Step 0 prefills R and proposes ``num_spec`` drafts; each of ``warmups`` spec steps
+    accepts ``accepted_<i>`` of them (folded into range) and proposes ``num_spec`` again,
+    except the last, which proposes ``drafts`` (folded into 1..num_spec and written back to
+    ``p`` so the prompt shows the value used).
+    """
+    k = p["num_spec"]
+    # Fold the drawn values into range instead of redrawing: cheaper, still deterministic.
+    p["drafts"] = 1 + (p["drafts"] - 1) % k
+    step = 1 + p["warmups"]
+    outcomes: dict[int, dict[str, dict[str, Any]]] = {0: {"R": {"drafts": k}}}
+    for i in range(1, step):
+        outcomes[i] = {"R": {"accepted": p[f"accepted_{i}"] % (k + 1), "drafts": k}}
+    outcomes[step - 1]["R"]["drafts"] = p["drafts"]
+    return step, outcomes
+
+
 def first_kv_shortage(
     prompts: list[int], spare_blocks: int, block_size: int, max_step: int
 ) -> int | None:

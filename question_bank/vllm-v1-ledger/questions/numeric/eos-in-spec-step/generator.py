@@ -6,7 +6,7 @@ token the rest are dropped and C -= len(g) - j, so N - C = 1 still holds (golden
 """
 
 from quizsvc.bank.model import Text
-from quizsvc.bank.numeric import Build, counter, request, scenario
+from quizsvc.bank.numeric import Build, counter, ngram_config, request, scenario
 
 STEP = 1
 
@@ -23,17 +23,9 @@ def build(p):
         outcome["eos_index"] = stop_at
     else:
         max_tokens = 1 + stop_at + 1  # one output from the prefill step, then stop_at + 1 more
-    config = {
-        "max_num_batched_tokens": 64,
-        "max_model_len": 128,
-        "block_size": 4,
-        "num_gpu_blocks": 64,
-        "num_speculative_tokens": k,
-        "spec_method": "ngram",
-    }
     body = scenario(
         "eos-in-spec-step",
-        config,
+        ngram_config(k),
         [request("R", p["prompt"], max_tokens=max_tokens)],
         default_outcome={"accepted": 0},
         outcomes={0: {"R": {"drafts": drafts}}, STEP: {"R": outcome}},

@@ -5,30 +5,23 @@ accept some drafts (as golden ``b_spec_decode``); the last step before the asked
 ``drafts`` drafts.
 """
 
-from quizsvc.bank.numeric import Build, counter, request, scenario, scheduled
+from quizsvc.bank.numeric import (
+    Build,
+    counter,
+    ngram_config,
+    request,
+    scenario,
+    scheduled,
+    spec_warmup,
+)
 
 
 def build(p):
     """Reach a decode with ``drafts`` drafts after ``warmups`` verified spec steps."""
-    k = p["num_spec"]
-    # Fold the drawn values into range instead of redrawing: cheaper, still deterministic.
-    p["drafts"] = 1 + (p["drafts"] - 1) % k
-    step = 1 + p["warmups"]
-    outcomes = {0: {"R": {"drafts": k}}}
-    for i in range(1, step):
-        outcomes[i] = {"R": {"accepted": p[f"accepted_{i}"] % (k + 1), "drafts": k}}
-    outcomes[step - 1]["R"]["drafts"] = p["drafts"]
-    config = {
-        "max_num_batched_tokens": 64,
-        "max_model_len": 128,
-        "block_size": 4,
-        "num_gpu_blocks": 64,
-        "num_speculative_tokens": k,
-        "spec_method": "ngram",
-    }
+    step, outcomes = spec_warmup(p)
     body = scenario(
         "spec-demand",
-        config,
+        ngram_config(p["num_spec"]),
         [request("R", p["prompt"], max_tokens=40)],
         default_outcome={"accepted": 0},
         outcomes=outcomes,

@@ -4,32 +4,25 @@ Warm-up as in ``spec-demand``; the asked step accepts ``accepted`` of its drafts
 lesson's own exercise is N=11, C=10, 3 drafts, accepted 0 / 1 / 3).
 """
 
-from quizsvc.bank.numeric import Build, Ref, counter, request, scenario
+from quizsvc.bank.numeric import (
+    Build,
+    Ref,
+    counter,
+    ngram_config,
+    request,
+    scenario,
+    spec_warmup,
+)
 
 
 def build(p):
     """Reach a decode with ``drafts`` drafts and accept ``accepted`` of them."""
-    k = p["num_spec"]
-    # Fold the drawn values into range instead of redrawing: cheaper, still deterministic.
-    p["drafts"] = 1 + (p["drafts"] - 1) % k
+    step, outcomes = spec_warmup(p)
     p["accepted"] = p["accepted"] % (p["drafts"] + 1)
-    step = 1 + p["warmups"]
-    outcomes = {0: {"R": {"drafts": k}}}
-    for i in range(1, step):
-        outcomes[i] = {"R": {"accepted": p[f"accepted_{i}"] % (k + 1), "drafts": k}}
-    outcomes[step - 1]["R"]["drafts"] = p["drafts"]
     outcomes[step] = {"R": {"accepted": p["accepted"]}}
-    config = {
-        "max_num_batched_tokens": 64,
-        "max_model_len": 128,
-        "block_size": 4,
-        "num_gpu_blocks": 64,
-        "num_speculative_tokens": k,
-        "spec_method": "ngram",
-    }
     body = scenario(
         "spec-rollback",
-        config,
+        ngram_config(p["num_spec"]),
         [request("R", p["prompt"], max_tokens=40)],
         default_outcome={"accepted": 0},
         outcomes=outcomes,
