@@ -377,6 +377,11 @@ def spec_warmup(p: dict[str, Any]) -> tuple[int, dict[int, dict[str, dict[str, A
     return step, outcomes
 
 
+def blocks_for(tokens: int, block_size: int) -> int:
+    """Return the KV blocks ``tokens`` slots occupy (rounded up)."""
+    return -(-tokens // block_size)
+
+
 def first_kv_shortage(
     prompts: list[int], spare_blocks: int, block_size: int, max_step: int
 ) -> int | None:
@@ -386,11 +391,11 @@ def first_kv_shortage(
     ``spare_blocks`` left over, then each decodes one token per step in list order. Used to
     place a question's asked step at the first preemption, without setting counters by hand.
     """
-    held = [-(-prompt // block_size) for prompt in prompts]
+    held = [blocks_for(prompt, block_size) for prompt in prompts]
     free = spare_blocks
     for step in range(1, max_step + 1):
         for index, prompt in enumerate(prompts):
-            need = -(-(prompt + step) // block_size) - held[index]
+            need = blocks_for(prompt + step, block_size) - held[index]
             if need > free:
                 return step
             held[index] += need

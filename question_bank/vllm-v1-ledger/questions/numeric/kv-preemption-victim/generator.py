@@ -8,21 +8,19 @@ step from whole-block arithmetic; ``describe`` checks the trace agrees (else: re
 """
 
 from quizsvc.bank.errors import Redraw
-from quizsvc.bank.numeric import Build, first_kv_shortage, request, scenario, scheduled, step_field
+from quizsvc.bank.numeric import (
+    Build,
+    blocks_for,
+    first_kv_shortage,
+    request,
+    scenario,
+    scheduled,
+    step_field,
+)
 
 BLOCK = 4
 NAMES = ("A", "B", "C")
 MAX_STEP = 12
-
-
-def blocks(tokens):
-    """Return the blocks ``tokens`` slots occupy."""
-    return -(-tokens // BLOCK)
-
-
-def first_shortage(prompts, spare):
-    """Return the first decode step in which some request cannot get its next block."""
-    return first_kv_shortage(prompts, spare, BLOCK, MAX_STEP)
 
 
 def admission_order(p):
@@ -36,14 +34,14 @@ def admission_order(p):
 def build(p):
     """Prefill every request at step 0 and stop right after the first shortage."""
     prompts = [p[f"prompt_{i + 1}"] for i in range(p["count"])]
-    step = first_shortage([prompts[i] for i in admission_order(p)], p["extra"])
+    step = first_kv_shortage([prompts[i] for i in admission_order(p)], p["extra"], BLOCK, MAX_STEP)
     if step is None:
         raise Redraw("no shortage within the first steps")
     config = {
         "max_num_batched_tokens": 64,
         "max_model_len": 64,
         "block_size": BLOCK,
-        "num_gpu_blocks": 1 + sum(blocks(x) for x in prompts) + p["extra"],
+        "num_gpu_blocks": 1 + sum(blocks_for(x, BLOCK) for x in prompts) + p["extra"],
         "policy": p["policy"],
     }
     requests = [request(NAMES[i], prompts[i], max_tokens=30) for i in range(p["count"])]
@@ -61,7 +59,7 @@ def running_state(ctx):
     state = []
     for rid in ctx.step(ctx.build.step - 1)["running"]:
         c = ctx.before(rid, "num_computed_tokens")
-        state.append((rid, c, blocks(c)))
+        state.append((rid, c, blocks_for(c, BLOCK)))
     return state
 
 
@@ -102,7 +100,7 @@ def misconceptions(ctx):
     state = running_state(ctx)
     requester, free = [], ctx.step(ctx.build.step - 1)["kv_free_blocks"]
     for _, c, held in state:
-        need = blocks(c + 1) - held
+        need = blocks_for(c + 1, BLOCK) - held
         if need <= free:
             requester.append(1)
             free -= need

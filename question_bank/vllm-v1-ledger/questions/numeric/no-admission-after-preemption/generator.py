@@ -5,34 +5,24 @@ freed blocks and the unused budget would fit W, but W is not admitted until a la
 """
 
 from quizsvc.bank.errors import Redraw
-from quizsvc.bank.numeric import Build, first_kv_shortage, request, scenario, scheduled
+from quizsvc.bank.numeric import Build, blocks_for, first_kv_shortage, request, scenario, scheduled
 
 BLOCK = 4
 NAMES = ("A", "B", "C")
 MAX_STEP = 12
 
 
-def blocks(tokens):
-    """Return the blocks ``tokens`` slots occupy."""
-    return -(-tokens // BLOCK)
-
-
-def first_shortage(prompts, spare):
-    """Return the first decode step in which some request cannot get its next block."""
-    return first_kv_shortage(prompts, spare, BLOCK, MAX_STEP)
-
-
 def build(p):
     """Prefill the running requests at step 0; W arrives in the first shortage step."""
     prompts = [p[f"prompt_{i + 1}"] for i in range(p["count"])]
-    step = first_shortage(prompts, p["extra"])
+    step = first_kv_shortage(prompts, p["extra"], BLOCK, MAX_STEP)
     if step is None:
         raise Redraw("no shortage within the first steps")
     config = {
         "max_num_batched_tokens": 64,
         "max_model_len": 64,
         "block_size": BLOCK,
-        "num_gpu_blocks": 1 + sum(blocks(x) for x in prompts) + p["extra"],
+        "num_gpu_blocks": 1 + sum(blocks_for(x, BLOCK) for x in prompts) + p["extra"],
     }
     names = NAMES[: p["count"]]
     requests = [request(rid, prompts[i], max_tokens=30) for i, rid in enumerate(names)]
@@ -48,7 +38,7 @@ def running_state(ctx):
         (
             rid,
             ctx.before(rid, "num_computed_tokens"),
-            blocks(ctx.before(rid, "num_computed_tokens")),
+            blocks_for(ctx.before(rid, "num_computed_tokens"), BLOCK),
         )
         for rid in ctx.step(ctx.build.step - 1)["running"]
     ]
