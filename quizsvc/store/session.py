@@ -7,10 +7,8 @@ transaction; views never commit.
 
 from __future__ import annotations
 
-import fcntl
 import logging
 import os
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -19,31 +17,13 @@ from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.orm import Session, sessionmaker
 
+from quizsvc.store.writer_lock import acquire_writer_lock, release_writer_lock
+
 log = logging.getLogger(__name__)
 
 SQLITE_LOCK_TIMEOUT = 30.0  # seconds a transaction waits for another process's writer
 READ_ONLY = "quizsvc_read_only"  # execution option: this transaction only reads
 STATEMENTWISE = "quizsvc_statementwise"  # session.info: the transaction begun statementwise
-
-
-def acquire_writer_lock(fd: int, timeout: float = SQLITE_LOCK_TIMEOUT) -> None:
-    """Take the exclusive lock on ``fd``, polling finely; raise ``TimeoutError`` after ``timeout``.
-
-    SQLite's own busy handler sleeps in growing steps (up to 100 ms) while another worker
-    writes; under load that turns a 2 ms request into 50-100 ms. This lock hands over as soon
-    as the other transaction ends.
-    """
-    deadline = time.monotonic() + timeout
-    pause = 0.0002
-    while True:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return
-        except BlockingIOError:
-            if time.monotonic() > deadline:
-                raise TimeoutError("another process holds the database for too long") from None
-            time.sleep(pause)
-            pause = min(pause * 2, 0.002)
 
 
 def make_engine(url: str, **options: Any) -> Engine:
@@ -92,14 +72,14 @@ def make_engine(url: str, **options: Any) -> Engine:
                 return
             fd = connection.info.get("writelock")
             if fd is not None:
-                acquire_writer_lock(fd)
+                acquire_writer_lock(fd, SQLITE_LOCK_TIMEOUT)
             try:
                 # IMMEDIATE takes SQLite's write lock up front: a deferred transaction that
                 # reads and then writes fails when another connection wrote in between.
                 connection.exec_driver_sql("BEGIN IMMEDIATE")
             except BaseException:
                 if fd is not None:
-                    fcntl.flock(fd, fcntl.LOCK_UN)
+                    release_writer_lock(fd)
                 raise
 
         def finish(connection: Connection, end: str) -> None:
@@ -111,7 +91,7 @@ def make_engine(url: str, **options: Any) -> Engine:
             try:
                 getattr(connection.connection.dbapi_connection, end)()
             finally:
-                fcntl.flock(fd, fcntl.LOCK_UN)
+                release_writer_lock(fd)
 
         event.listen(engine, "commit", lambda connection: finish(connection, "commit"))
         event.listen(engine, "rollback", lambda connection: finish(connection, "rollback"))
