@@ -26,7 +26,7 @@ from flask import Flask, Response, current_app, g, request
 from quizsvc.api.services import identity as identity_service
 from quizsvc.api.services.context import Context, Identity
 from quizsvc.errors import CsrfFailed, ServiceError
-from quizsvc.store.session import begin_read_only, begin_statementwise, get_session
+from quizsvc.store.session import begin_read_only, get_session
 
 BROWSER_COOKIE = "quizsvc_browser"
 CSRF_COOKIE = "csrf_token"
@@ -51,15 +51,15 @@ def without_identity(view: F) -> F:
     return view
 
 
-def identity_in_use_case_transaction(view: F) -> F:
-    """Mark a view whose use case continues the identity lookup's transaction.
+def identity_loaded_by_view(view: F) -> F:
+    """Mark a view that finds its browser itself: ``load_identity`` does not run before it.
 
-    The lookup then begins the session with ``begin_statementwise`` and leaves it open (on
-    SQLite that holds the writer lock from the lookup on), and the use case carries on in
-    it: one transaction per request instead of two. Only for a use case written for that
-    (``study.submit_attempt``, the graded-answer hot path).
+    The view must either establish the identity (``adopt_identity``) or call
+    ``load_identity()`` before anything else can answer, so that unknown browsers, CSRF
+    failures and errors come out exactly as for any other view. Only for a hot path that
+    folds the browser lookup into its own query (``POST /api/attempts``).
     """
-    view.quizsvc_identity_in_use_case_transaction = True  # type: ignore[attr-defined]
+    view.quizsvc_identity_loaded_by_view = True  # type: ignore[attr-defined]
     return view
 
 
@@ -128,6 +128,12 @@ def needs_identity() -> bool:
     return not view_flag("quizsvc_without_identity")
 
 
+def load_identity_before_view() -> None:
+    """The ``before_request`` hook: ``load_identity`` unless the view finds its own browser."""
+    if needs_identity() and not view_flag("quizsvc_identity_loaded_by_view"):
+        load_identity()
+
+
 def load_identity() -> None:
     """Resolve (or create) the browser behind the cookie, then check CSRF on state changes."""
     if not needs_identity():
@@ -138,16 +144,10 @@ def load_identity() -> None:
     if token:
         # A read-only transaction (on SQLite it takes no writer lock), ended before the
         # use case opens its own: SQLite has one writer, so every request's lookup would
-        # otherwise queue behind the other workers' use cases. A view marked
-        # ``identity_in_use_case_transaction`` keeps it instead, begun statementwise.
-        shared = view_flag("quizsvc_identity_in_use_case_transaction")
-        if shared:
-            begin_statementwise(session)
-        else:
-            begin_read_only(session)
+        # otherwise queue behind the other workers' use cases.
+        begin_read_only(session)
         identity = identity_service.identify(session, token)
-        if identity is None or not shared:
-            session.rollback()
+        session.rollback()
     if identity is None:
         # Unknown or missing: always mint a fresh id rather than adopt one the client chose.
         token = identity_service.new_browser_token()
@@ -157,6 +157,30 @@ def load_identity() -> None:
     g.identity = identity
     if request.method not in SAFE_METHODS:
         check_csrf(token)
+
+
+def csrf_checked_browser_token() -> str | None:
+    """Return the browser cookie of a request whose CSRF echo is right for it, else None.
+
+    The checks ``check_csrf`` makes, made before knowing whether the browser is known (no
+    database is read): a view marked ``identity_loaded_by_view`` uses the token only if this
+    passes, and otherwise calls ``load_identity()``, which refuses the request as usual.
+    """
+    token = request.cookies.get(BROWSER_COOKIE)
+    cookie = request.cookies.get(CSRF_COOKIE)
+    echoed = submitted_csrf_token()
+    if (not token or not cookie or not echoed or not hmac.compare_digest(cookie, echoed)
+            or not csrf_valid(current_app.config["SECRET_KEY"], token, cookie)):
+        return None
+    return token
+
+
+def adopt_identity(token: str, identity: Identity) -> None:
+    """Record the identity a view found for a ``csrf_checked_browser_token`` (whose CSRF
+    cookie is therefore valid, and is kept): what ``load_identity`` would have recorded."""
+    g.browser_token = token
+    g.identity = identity
+    g.csrf_token_value = request.cookies.get(CSRF_COOKIE)
 
 
 def submitted_csrf_token() -> str | None:
@@ -232,10 +256,15 @@ def current_identity() -> Identity:
 
 def current_context() -> Context:
     """Build the ``Context`` for a service call from the current request."""
+    return context_for(current_identity())
+
+
+def context_for(identity: Identity) -> Context:
+    """Build the ``Context`` for a service call on behalf of ``identity``."""
     return Context(
         session=get_session(),
         bank_source=get_bank,
-        identity=current_identity(),
+        identity=identity,
         now=utc_now(),
         rng=app_rng(),
         config=current_app.config,
@@ -244,6 +273,6 @@ def current_context() -> Context:
 
 def init_app(app: Flask) -> None:
     """Install the identity and CSRF hooks and the ``csrf_token()`` Jinja global."""
-    app.before_request(load_identity)
+    app.before_request(load_identity_before_view)
     app.after_request(set_identity_cookies)
     app.jinja_env.globals["csrf_token"] = csrf_token

@@ -2,7 +2,9 @@
 
 ``read_snapshot`` fetches, in one query, what the answer use case decides from: the served
 variant (and its sealed answer key), the learner's ``review_seq``, the question's fsrs card
-and mastery record; ``read_run`` adds the question's current run of graded attempts when the
+and mastery record (``read_snapshot_as_browser`` also finds the browser behind the cookie, so
+the API's hot path needs no separate lookup); both are read holding no lock, on either
+backend. ``read_run`` adds the question's current run of graded attempts when the
 mastery policy needs it (a right closed-book answer to a question not yet mastered). The use case
 then grades, reviews and applies the mastery policy in Python, and ``write_answer`` records
 the outcome:
@@ -28,8 +30,8 @@ from datetime import datetime
 from typing import Any
 
 from quizsvc.store.driver import (
-    DriverCursor,
     Statement,
+    StatementRunner,
     from_db_datetime,
     to_db_datetime,
     to_db_json,
@@ -84,16 +86,27 @@ class AnswerSnapshot:
     mastered: bool
 
 
-READ_SNAPSHOT = Statement("""
-SELECT sv.learner_id, sv.question_id, sv.lesson, sv.kind, sv.seed, sv.served_at,
+SNAPSHOT_COLUMNS = """sv.learner_id, sv.question_id, sv.lesson, sv.kind, sv.seed, sv.served_at,
        sv.answered, sv.bank_version, sv.open_book, sv.answer_key, l.review_seq,
        rc.id, rc.state, rc.step, rc.stability, rc.difficulty, rc.due, rc.last_review,
-       m.id, m.mastered
-FROM served_variant sv
-JOIN learner l ON l.id = sv.learner_id
+       m.id, m.mastered"""
+SNAPSHOT_JOINS = """JOIN learner l ON l.id = sv.learner_id
 LEFT JOIN review_card rc ON rc.learner_id = sv.learner_id AND rc.question_id = sv.question_id
-LEFT JOIN mastery m ON m.learner_id = sv.learner_id AND m.question_id = sv.question_id
+LEFT JOIN mastery m ON m.learner_id = sv.learner_id AND m.question_id = sv.question_id"""
+READ_SNAPSHOT = Statement(f"""
+SELECT {SNAPSHOT_COLUMNS}
+FROM served_variant sv
+{SNAPSHOT_JOINS}
 WHERE sv.id = :variant_id
+""")
+# The same, for the browser behind a cookie: no row unless the browser is known and the
+# variant its learner's. It saves the hot path the round trip of a separate browser lookup.
+READ_SNAPSHOT_AS_BROWSER = Statement(f"""
+SELECT {SNAPSHOT_COLUMNS}, b.id
+FROM browser b
+JOIN served_variant sv ON sv.id = :variant_id AND sv.learner_id = b.learner_id
+{SNAPSHOT_JOINS}
+WHERE b.token_hash = :token_hash
 """)
 # The current run: graded attempts with no wrong graded attempt after them (in the policy's
 # order, submitted_at then id). The mastery verdict depends on nothing earlier, as a wrong
@@ -109,14 +122,28 @@ WHERE a.learner_id = :learner_id AND a.question_id = :question_id AND a.graded =
 """)
 
 
-def read_snapshot(db: DriverCursor, variant_id: str) -> AnswerSnapshot | None:
+def read_snapshot(db: StatementRunner, variant_id: str) -> AnswerSnapshot | None:
     """Read what answering ``variant_id`` needs (None: no such variant).
 
-    ``db`` is on a session begun with ``begin_statementwise`` (or under the learner lock).
+    Read it lock-free (each statement in autocommit) or under the learner lock.
     """
     first = db.run(READ_SNAPSHOT, {"variant_id": variant_id}).fetchone()
-    if first is None:
-        return None
+    return None if first is None else snapshot_of(variant_id, first)
+
+
+def read_snapshot_as_browser(db: StatementRunner, token_hash: str, variant_id: str
+                             ) -> tuple[AnswerSnapshot, int] | None:
+    """Read the snapshot and the browser's id for the browser stored as ``token_hash``.
+
+    None: the browser is unknown, or the variant is unknown or another learner's.
+    """
+    first = db.run(READ_SNAPSHOT_AS_BROWSER, {"token_hash": token_hash,
+                                              "variant_id": variant_id}).fetchone()
+    return None if first is None else (snapshot_of(variant_id, first), first[20])
+
+
+def snapshot_of(variant_id: str, first: Any) -> AnswerSnapshot:
+    """Build the snapshot from a row of ``SNAPSHOT_COLUMNS``."""
     card = None
     if first[11] is not None:
         card = CardRow(first[11], first[12], first[13], first[14], first[15],
@@ -129,7 +156,7 @@ def read_snapshot(db: DriverCursor, variant_id: str) -> AnswerSnapshot | None:
         mastered=bool(first[19]))
 
 
-def read_run(db: DriverCursor, learner_id: int, question_id: str) -> tuple[HistoryRow, ...]:
+def read_run(db: StatementRunner, learner_id: int, question_id: str) -> tuple[HistoryRow, ...]:
     """Read the question's current run of graded attempts (``READ_RUN``), in the snapshot's
     transaction: ``mastery.evaluate`` gives the same verdict on it as on the whole history."""
     rows = db.run(READ_RUN, {"learner_id": learner_id, "question_id": question_id,
@@ -358,13 +385,13 @@ SQLITE_MASTERY = {
 POSTGRESQL_STATEMENTS: dict[tuple[str, str, str], Statement] = {}
 
 
-def write_answer(db: DriverCursor, write: AnswerWrite) -> int | None:
+def write_answer(db: StatementRunner, write: AnswerWrite) -> int | None:
     """Record one answer; return the attempt's id, or None if the snapshot was stale.
 
-    ``db`` is on the session that read the snapshot (``begin_statementwise``: on PostgreSQL
-    the one statement is its own transaction; on SQLite roll the transaction back when this
-    returns None). A reused idempotency key raises ``sqlalchemy.exc.IntegrityError`` with
-    nothing written.
+    ``db`` is in a write transaction (``DriverConnection.begin``; on PostgreSQL outside the
+    learner lock ``one_statement=True``: the one statement is its own transaction). Roll it
+    back when this returns None. A reused idempotency key raises
+    ``sqlalchemy.exc.IntegrityError`` with nothing written.
     """
     params = write_params(write, db.dialect)
     if db.dialect == "postgresql":

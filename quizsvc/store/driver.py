@@ -1,4 +1,4 @@
-"""Run the hot paths' few statements straight on the DB-API connection of a session.
+"""Run the hot paths' few statements straight on a DB-API connection.
 
 Everything else in the service goes through SQLAlchemy. The graded-answer path and the
 browser lookup run on every request, and there SQLAlchemy's per-statement machinery (execution
@@ -9,9 +9,20 @@ once with ``:name`` placeholders and translated for each driver, and the values 
 here exactly as the ``quizsvc.store.models`` column types would convert them, so that rows
 written either way read back the same.
 
-Transactions stay SQLAlchemy's: a caller begins and ends them on the session (which keeps
-SQLite's writer lock and the tests' rolled-back outer transaction working) and only borrows
-the driver connection in between (``cursor_of``).
+Two ways to reach the driver:
+
+- ``DriverCursor`` borrows the connection of a SQLAlchemy ``Session``, whose transaction it is
+  (the browser lookup inside a request's session);
+- ``DriverConnection`` takes a connection of its own from the engine's pool and runs its
+  transactions by hand, with no ``Session`` or ``Connection`` around it: the graded answer,
+  where the ORM's per-transaction machinery (session state, pool events, begin and commit
+  events) cost about as much again as the answer's statements (2026-12-01). On SQLite it takes
+  the workers' writer lock as ``session.make_engine``'s begin event does. When the app is bound
+  to a test's open transaction it runs on that connection instead, each transaction a
+  SAVEPOINT, so that the test's rollback still removes everything.
+
+Either way driver errors come out as the ``sqlalchemy.exc`` errors SQLAlchemy would raise, and
+a lost connection is invalidated in the pool.
 """
 
 from __future__ import annotations
@@ -20,11 +31,18 @@ import json
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from types import TracebackType
+from typing import Any, Protocol
 
-from sqlalchemy import Connection
+from sqlalchemy import Connection, Engine
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
+
+from quizsvc.store.writer_lock import (
+    SQLITE_LOCK_TIMEOUT,
+    acquire_writer_lock,
+    release_writer_lock,
+)
 
 PLACEHOLDER = re.compile(r"(?<![:\w]):(\w+)")
 
@@ -49,6 +67,29 @@ class Statement:
         return self.postgresql if dialect == "postgresql" else self.sql
 
 
+class StatementRunner(Protocol):
+    """What the hot paths' statements run on: a ``DriverCursor`` or a ``DriverConnection``."""
+
+    dialect: str
+
+    def run(self, statement: Statement, params: dict[str, Any]) -> Any:
+        """Run a ``Statement``; return the driver's cursor."""
+        ...
+
+
+def driver_error(connection: Any, dialect: Any, dbapi_connection: Any, cursor: Any, sql: str,
+                 params: dict[str, Any], error: Exception) -> DBAPIError:
+    """Return the ``sqlalchemy.exc`` error for a driver error, invalidating a lost connection.
+
+    ``connection`` is what to invalidate: a SQLAlchemy ``Connection`` or a pooled connection.
+    """
+    lost = dialect.is_disconnect(error, dbapi_connection, cursor)
+    if lost:
+        connection.invalidate(error)
+    return DBAPIError.instance(sql, params, error, dialect.loaded_dbapi.Error,
+                               connection_invalidated=lost)
+
+
 class DriverCursor:
     """A driver cursor on a session's connection whose errors look like SQLAlchemy's.
 
@@ -66,20 +107,145 @@ class DriverCursor:
 
     def execute(self, sql: str, params: dict[str, Any]) -> Any:
         """Run one statement (already in the driver's placeholder style); return the cursor."""
-        dbapi = self.connection.dialect.loaded_dbapi
         try:
             return self.cursor.execute(sql, params)
-        except dbapi.Error as error:
-            lost = self.connection.dialect.is_disconnect(
-                error, self.connection.connection.dbapi_connection, self.cursor)
-            if lost:
-                self.connection.invalidate(error)
-            raise DBAPIError.instance(sql, params, error, dbapi.Error,
-                                      connection_invalidated=lost) from error
+        except self.connection.dialect.loaded_dbapi.Error as error:
+            raise driver_error(self.connection, self.connection.dialect,
+                               self.connection.connection.dbapi_connection, self.cursor, sql,
+                               params, error) from error
 
     def run(self, statement: Statement, params: dict[str, Any]) -> Any:
         """Run a ``Statement`` rendered for this connection's driver."""
         return self.execute(statement.text(self.dialect), params)
+
+
+SAVEPOINT = "quizsvc_driver"
+
+
+class DriverConnection:
+    """A DB-API connection run by hand, with explicit transactions (see the module docstring).
+
+    Statements outside ``begin()`` ... ``commit()``/``rollback()`` run in autocommit: each one
+    sees the latest commit and holds nothing afterwards (on SQLite no writer lock; on
+    PostgreSQL no transaction). ``begin()`` starts a write transaction: on SQLite the writer
+    lock and ``BEGIN IMMEDIATE``; on PostgreSQL ``BEGIN``, or nothing with
+    ``one_statement=True``, when the one statement that follows is atomic by itself. Use it as
+    a context manager: on leaving, an open transaction is rolled back and the connection goes
+    back to the pool.
+    """
+
+    def __init__(self, bind: Engine | Connection) -> None:
+        if isinstance(bind, Connection):  # a test's open transaction: write in savepoints
+            self.pooled: Any = None
+            self.invalidatable: Any = bind
+            self.dbapi_connection: Any = bind.connection.dbapi_connection
+            self.dialect_impl: Any = bind.dialect
+            self.writelock: int | None = None
+        else:
+            self.pooled = self.invalidatable = bind.raw_connection()
+            self.dbapi_connection = self.pooled.dbapi_connection
+            self.dialect_impl = bind.dialect
+            self.writelock = self.pooled.info.get("writelock")
+        self.dialect: str = self.dialect_impl.name
+        # What commits and what rolls back the open transaction; None: none is open.
+        self.ending: tuple[tuple[str, ...], tuple[str, ...]] | None = None
+        self.locked = False
+        self.cursor: Any = self.dbapi_connection.cursor()
+        if self.pooled is not None and self.dialect == "postgresql":
+            self.dbapi_connection.autocommit = True
+
+    def __enter__(self) -> DriverConnection:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 traceback: TracebackType | None) -> None:
+        self.close()
+
+    def execute(self, sql: str, params: dict[str, Any]) -> Any:
+        """Run one statement (already in the driver's placeholder style); return the cursor."""
+        try:
+            return self.cursor.execute(sql, params)
+        except self.dialect_impl.loaded_dbapi.Error as error:
+            raise driver_error(self.invalidatable, self.dialect_impl, self.dbapi_connection,
+                               self.cursor, sql, params, error) from error
+
+    def run(self, statement: Statement, params: dict[str, Any]) -> Any:
+        """Run a ``Statement`` rendered for this connection's driver."""
+        return self.execute(statement.text(self.dialect), params)
+
+    def control(self, sql: str) -> None:
+        """Run a transaction-control statement (never prepared: it takes no parameters)."""
+        try:
+            self.cursor.execute(sql)
+        except self.dialect_impl.loaded_dbapi.Error as error:
+            raise driver_error(self.invalidatable, self.dialect_impl, self.dbapi_connection,
+                               self.cursor, sql, {}, error) from error
+
+    def begin(self, one_statement: bool = False) -> None:
+        """Begin a write transaction (see the class docstring for what each backend does)."""
+        if self.ending is not None:
+            raise RuntimeError("a transaction is already open")
+        if self.pooled is None:
+            self.control(f"SAVEPOINT {SAVEPOINT}")
+            self.ending = ((f"RELEASE SAVEPOINT {SAVEPOINT}",),
+                           (f"ROLLBACK TO SAVEPOINT {SAVEPOINT}", f"RELEASE SAVEPOINT {SAVEPOINT}"))
+        elif self.dialect == "sqlite":
+            if self.writelock is not None:
+                acquire_writer_lock(self.writelock, SQLITE_LOCK_TIMEOUT)
+                self.locked = True
+            try:
+                self.control("BEGIN IMMEDIATE")
+            except BaseException:
+                self.unlock()
+                raise
+            self.ending = (("COMMIT",), ("ROLLBACK",))
+        elif one_statement:  # PostgreSQL in autocommit: the statement is its own transaction
+            self.ending = ((), ())
+        else:
+            self.control("BEGIN")
+            self.ending = (("COMMIT",), ("ROLLBACK",))
+
+    @property
+    def in_transaction(self) -> bool:
+        """Tell whether ``begin()`` was called and the transaction not yet ended."""
+        return self.ending is not None
+
+    def commit(self) -> None:
+        """Commit the open transaction (and let the next SQLite writer in)."""
+        if self.ending is None:
+            raise RuntimeError("no transaction is open")
+        self.end(self.ending[0])
+
+    def rollback(self) -> None:
+        """Roll the open transaction back, if one is open."""
+        if self.ending is not None:
+            self.end(self.ending[1])
+
+    def end(self, statements: tuple[str, ...]) -> None:
+        """End the transaction with ``statements``; the writer lock goes even if they fail."""
+        try:
+            for sql in statements:
+                self.control(sql)
+        finally:
+            self.ending = None
+            self.unlock()
+
+    def unlock(self) -> None:
+        """Release SQLite's writer lock if this connection holds it."""
+        if self.locked and self.writelock is not None:
+            self.locked = False
+            release_writer_lock(self.writelock)
+
+    def close(self) -> None:
+        """Roll back anything open and give the connection back (a test's: leave it as found)."""
+        try:
+            self.rollback()
+        finally:
+            self.unlock()
+            if self.pooled is not None:
+                if self.dialect == "postgresql" and self.pooled.is_valid:
+                    self.dbapi_connection.autocommit = False
+                self.pooled.close()
 
 
 def to_db_datetime(value: datetime | None, dialect: str) -> Any:

@@ -21,6 +21,7 @@ import threading
 import time
 from types import FrameType
 
+SQLITE_LOCK_TIMEOUT = 30.0  # seconds a transaction waits for another process's writer
 POLL_FIRST_PAUSE = 0.0002  # seconds; the poll doubles it up to POLL_LONGEST_PAUSE
 POLL_LONGEST_PAUSE = 0.002
 

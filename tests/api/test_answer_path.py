@@ -12,7 +12,8 @@ tests hold it to the definitions it replaced, on both backends:
   lock-free path notices it read something stale);
 - grading from the stored answer key, or from the rebuilt variant when the key is missing
   or unreadable, with the same result; the key itself never sent to a client;
-- the browser lookup sharing the answer's transaction leaves nothing open or locked.
+- the answer's own driver connection going back to the pool with nothing open or locked,
+  however the request ends.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ from quizsvc.review import mastery as mastery_policy
 from quizsvc.review import scheduling
 from quizsvc.review.scheduling import CardState, ReviewRating
 from quizsvc.store import answer_path, migrate
-from quizsvc.store.driver import DriverCursor, Statement
+from quizsvc.store.driver import Statement, StatementRunner
 from quizsvc.store.models import (
     Attempt,
     Browser,
@@ -502,7 +503,7 @@ def first_write(monkeypatch: pytest.MonkeyPatch) -> Callable[[str | None], First
         seen = FirstWrite()
         calls = 0
 
-        def write_answer(db: DriverCursor, write: answer_path.AnswerWrite) -> int | None:
+        def write_answer(db: StatementRunner, write: answer_path.AnswerWrite) -> int | None:
             nonlocal calls
             calls += 1
             if calls > 1:
@@ -523,11 +524,11 @@ def first_write(monkeypatch: pytest.MonkeyPatch) -> Callable[[str | None], First
 
 @pytest.fixture
 def locked(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Count the calls of ``study.lock_learner`` (one per answer redone under the lock)."""
+    """Count the calls of ``study.lock_learner_on`` (one per answer redone under the lock)."""
     calls: list[int] = []
-    real = study_service.lock_learner
-    monkeypatch.setattr(study_service, "lock_learner",
-                        lambda ctx: (calls.append(ctx.learner_id), real(ctx))[1])
+    real = study_service.lock_learner_on
+    monkeypatch.setattr(study_service, "lock_learner_on",
+                        lambda db, learner_id: (calls.append(learner_id), real(db, learner_id))[1])
     return calls
 
 
@@ -572,7 +573,7 @@ def test_a_write_from_a_current_snapshot_records_the_answer_and_bumps_review_seq
     assert locked == []
 
 
-# ---------------------------------------------------------------- identity, same transaction
+# ---------------------------------------------------------------- identity in the answer's read
 
 
 MINTED = "minted-browser-token"
@@ -685,8 +686,8 @@ def assert_nothing_held(engine: Engine, lock_path: str | None) -> None:
                                     "unknown variant"])
 def test_an_answer_request_that_ends_early_leaves_nothing_open_or_locked(
         committed: tuple[Any, Engine, str | None], bank: Any, ending: str) -> None:
-    """The browser lookup begins the answer's transaction (on SQLite: takes the writer lock)
-    and keeps it for the use case; a request that ends before the answer must let go."""
+    """The answer takes a driver connection of its own from the pool (and on SQLite the
+    writer lock for its write); a request that ends before the answer must give both back."""
     app, engine, lock_path = committed
     study = Study(ApiBrowser(app), None, bank)
     vid = numeric_variant(study)

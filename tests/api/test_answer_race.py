@@ -1,12 +1,12 @@
-"""On PostgreSQL the answer path reads and grades holding no lock, then writes on condition
-that nothing changed: an answer that loses the variant to a concurrent one in between records
-nothing (409), or returns the winner's result when it is the same request retried; a
-concurrent change to the learner's other reviews sends the answer through the locked path.
+"""The answer path reads and grades holding no lock, then writes on condition that nothing
+changed: an answer that loses the variant to a concurrent one in between records nothing
+(409), or returns the winner's result when it is the same request retried; a concurrent change
+to the learner's other reviews sends the answer through the locked path.
 
-These tests need real transactions: the app commits to a schema of its own (not the test's
+These tests need real transactions: the app commits to a database of its own (not the test's
 rolled-back transaction), and the concurrent request runs in another thread, on its own
-connection, between the first request's read and its write. On SQLite nothing can get in
-between: an answer holds the one writer lock from its read to its commit.
+connection, between the first request's read and its write. On SQLite too: the answer takes
+the one writer lock only for its write, so another answer can get in between.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,30 +26,35 @@ from quizsvc import create_app
 from quizsvc.api.services import study as study_service
 from quizsvc.store import migrate
 from quizsvc.store.models import Attempt, Learner, ReviewLog
-from quizsvc.store.session import make_engine
+from quizsvc.store.session import READ_ONLY, make_engine
 from tests.api.support import ApiBrowser, Study
 from tests.conftest import create_schema, drop_schema, postgres_url
 from tests.fake_bank import LESSON_ID
 
 
 @pytest.fixture
-def committed(app_config: dict[str, Any], backend: str) -> Iterator[tuple[Any, Session]]:
-    """Yield an app on a fresh PostgreSQL schema whose commits are real, and a session on it."""
+def committed(app_config: dict[str, Any], backend: str, tmp_path: Path
+              ) -> Iterator[tuple[Any, Session]]:
+    """Yield an app on a fresh database whose commits are real, and a read-only session on it."""
+    schema = None
     if backend == "sqlite":
-        pytest.skip("SQLite answers under the writer lock: no answer can get in between")
-    schema = f"quizsvc_race_{os.getpid()}"
-    create_schema(postgres_url(), schema)
-    url = make_url(postgres_url()).update_query_dict({"options": f"-c search_path={schema}"})
-    engine = make_engine(url.render_as_string(hide_password=False))
+        url = f"sqlite:///{tmp_path / 'race.sqlite3'}"
+    else:
+        schema = f"quizsvc_race_{os.getpid()}"
+        create_schema(postgres_url(), schema)
+        url = make_url(postgres_url()).update_query_dict(
+            {"options": f"-c search_path={schema}"}).render_as_string(hide_password=False)
+    engine = make_engine(url)
     with engine.connect() as connection:
         migrate.upgrade(connection, "head")
         connection.commit()
-    app = create_app({**app_config,
-                      "DATABASE_URL": url.render_as_string(hide_password=False)})
-    with Session(engine) as session:
+    app = create_app({**app_config, "DATABASE_URL": url})
+    # The test's own reads must not hold SQLite's writer lock while the app answers.
+    with Session(engine.execution_options(**{READ_ONLY: True})) as session:
         yield app, session
     app.extensions["quizsvc.db"].engine.dispose()
-    drop_schema(engine, schema)
+    if schema is not None:
+        drop_schema(engine, schema)
     engine.dispose()
 
 
@@ -128,9 +134,9 @@ def test_a_concurrent_review_of_the_learner_sends_the_answer_through_the_locked_
             other.commit()
 
     locked: list[int] = []
-    real_lock = study_service.lock_learner
-    monkeypatch.setattr(study_service, "lock_learner",
-                        lambda ctx: (locked.append(1), real_lock(ctx))[1])
+    real_lock = study_service.lock_learner_on
+    monkeypatch.setattr(study_service, "lock_learner_on",
+                        lambda db, learner: (locked.append(1), real_lock(db, learner))[1])
     meanwhile.append(bump)
     response = study.answer(vid, study.right_answer(vid))
     assert response.status_code == 201 and response.json["correct"] is True

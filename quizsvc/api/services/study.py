@@ -20,6 +20,7 @@ import base64
 import hashlib
 import json
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from types import SimpleNamespace
@@ -29,7 +30,7 @@ from sqlalchemy import bindparam, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from quizsvc.api.services import catalog
-from quizsvc.api.services.context import Context
+from quizsvc.api.services.context import Context, Identity
 from quizsvc.bank.answer_key import AnswerKey
 from quizsvc.bank.errors import BankError
 from quizsvc.bank.model import (
@@ -45,7 +46,7 @@ from quizsvc.review import mastery as mastery_policy
 from quizsvc.review import scheduling
 from quizsvc.review.scheduling import CardState, ReviewRating
 from quizsvc.store import answer_path
-from quizsvc.store.driver import DriverCursor
+from quizsvc.store.driver import DriverConnection, Statement, StatementRunner
 from quizsvc.store.models import (
     Attempt,
     Learner,
@@ -56,7 +57,6 @@ from quizsvc.store.models import (
     SessionItem,
     StudySession,
 )
-from quizsvc.store.session import begin_statementwise, in_statementwise
 
 log = logging.getLogger(__name__)
 
@@ -442,64 +442,119 @@ def submit_attempt(ctx: Context, variant_id: str, answer: Any, idempotency_key: 
     with another body is 422; a second answer to an answered variant is 409. An answer the
     bank cannot parse is 422 on ``answer`` and costs no attempt.
 
-    This is the hot path of the service (``quizsvc/api/README.md``). One query reads the
-    variant with its sealed answer key, the learner's ``review_seq``, the question's card and
-    mastery record (``store.answer_path``; the current run of graded attempts too when the
-    mastery policy needs it); the answer is graded, reviewed and judged by the mastery policy
-    in Python; one write records it all, on condition that
-    ``review_seq`` is unchanged and the variant still unanswered. On PostgreSQL the first try
-    takes no lock (``begin_statementwise``: the read and the write are each their own
-    transaction); if another transaction got in between, the answer is redone under the
-    learner lock, where the snapshot cannot go stale. On SQLite the writer lock is held from
-    the read to the commit (grading from the stored key takes microseconds). A variant that
-    cannot be claimed (answered, someone else's, unknown, from an older bank) takes the slow
-    path, which tells a retry from the other cases.
+    This is the hot path of the service (``quizsvc/api/README.md``; ``answer_as_browser`` is
+    the API's way in). It runs on a driver connection of its own
+    (``store.driver.DriverConnection``), not on the session: see ``answer_variant``.
     """
+    check_idempotency_key(idempotency_key)
+    if ctx.session.in_transaction():  # on SQLite it would hold the writer lock meanwhile
+        ctx.session.commit()
+    with DriverConnection(ctx.session.get_bind()) as db:
+        return answer_variant(ctx, db, variant_id, answer, idempotency_key)
+
+
+def answer_as_browser(db: DriverConnection, known_browser: Callable[[Identity], Context],
+                      token_hash: str, variant_id: str, answer: Any, idempotency_key: str
+                      ) -> AttemptView | None:
+    """``submit_attempt`` for the browser stored as ``token_hash``, found by the answer's read.
+
+    The API's hot path: the browser lookup is part of the snapshot's query, so a plain answer
+    costs two statements on PostgreSQL. None when that query finds nothing (an unknown
+    browser, or a variant unknown or another learner's), having written nothing: the caller
+    then goes the general way (``load_identity``, then ``submit_attempt``), which tells those
+    cases apart. Otherwise ``known_browser`` is told the identity found (it returns the use
+    case's ``Context``) before the answer goes on exactly as in ``submit_attempt``.
+    """
+    found = answer_path.read_snapshot_as_browser(db, token_hash, variant_id)
+    if found is None:
+        return None
+    snapshot, browser_id = found
+    ctx = known_browser(Identity(learner_id=snapshot.learner_id, browser_id=browser_id))
+    check_idempotency_key(idempotency_key)
+    return answer_variant(ctx, db, variant_id, answer, idempotency_key, snapshot)
+
+
+def check_idempotency_key(idempotency_key: str) -> None:
+    """Refuse a missing or overlong Idempotency-Key (422 on the header)."""
     if not idempotency_key or len(idempotency_key) > MAX_IDEMPOTENCY_KEY:
         raise Invalid("Idempotency-Key", f"required, 1..{MAX_IDEMPOTENCY_KEY} characters",
                       location="headers")
+
+
+def answer_variant(ctx: Context, db: DriverConnection, variant_id: str, answer: Any,
+                   idempotency_key: str, snapshot: answer_path.AnswerSnapshot | None = None
+                   ) -> AttemptView:
+    """Answer ``variant_id`` on ``db``: lock-free first, then under the learner lock.
+
+    One query reads the variant with its sealed answer key, the learner's ``review_seq``, the
+    question's card and mastery record (``store.answer_path``; the current run of graded
+    attempts too when the mastery policy needs it), holding no lock (``snapshot``, when the
+    caller has read it so already); the answer is graded, reviewed and judged by the mastery
+    policy in Python; one write records it all, on condition that ``review_seq`` is unchanged
+    and the variant still unanswered. If another transaction got in between, the answer is
+    redone under the learner lock, where the snapshot cannot go stale. A variant that cannot
+    be claimed (answered, someone else's, unknown, from an older bank) takes the slow path,
+    which tells a retry from the other cases.
+    """
     digest = request_digest(variant_id, answer)
     for try_number in range(ANSWER_TRIES):
-        if try_number > 0 or not in_statementwise(ctx.session):
-            if ctx.session.in_transaction():
-                ctx.session.commit()
-            if try_number == 0:
-                begin_statementwise(ctx.session)
-            else:
-                lock_learner(ctx)  # begins the write transaction; the snapshot stays current
-        db = DriverCursor(ctx.session)
-        snapshot = answer_path.read_snapshot(db, variant_id)
-        if (snapshot is None or snapshot.learner_id != ctx.learner_id or snapshot.answered
-                or snapshot.bank_version != str(ctx.bank.version)):
-            ctx.session.rollback()
+        locked = try_number > 0
+        if locked:
+            db.begin()
+            lock_learner_on(db, ctx.learner_id)
+        if try_number > 0 or snapshot is None:
+            snapshot = answer_path.read_snapshot(db, variant_id)
+        if snapshot is None or not claimable(ctx, snapshot):
+            db.rollback()
             return unclaimable(ctx, variant_id, idempotency_key, digest)
-        key = answer_key_of(ctx, snapshot)
         try:
-            decided = decide_answer(ctx, db, snapshot, key, answer, idempotency_key, digest)
-        except Invalid:  # an unreadable answer costs nothing, unless it retries a used key
-            ctx.session.rollback()
+            view = answer_snapshot(ctx, db, snapshot, answer, idempotency_key, digest, locked)
+        except (Invalid, IntegrityError):
+            # Unreadable (it costs nothing), or the key was used for another variant:
+            # either way a retry of a used key gets the first result.
             earlier = find_by_key(ctx, idempotency_key)
             ctx.session.commit()
             if earlier is not None:
                 return replay(ctx, earlier, digest)
             raise
-        try:
-            attempt_id = answer_path.write_answer(db, decided.write)
-        except IntegrityError:  # this key was used for another variant
-            ctx.session.rollback()
-            earlier = find_by_key(ctx, idempotency_key)
-            if earlier is None:
-                raise
-            return replay(ctx, earlier, digest)
-        if attempt_id is None:  # stale snapshot, or marked open-book meanwhile: redo
-            ctx.session.rollback()
-            continue
-        ctx.session.commit()
-        attempt = SimpleNamespace(id=attempt_id, **decided.write.attempt)
-        return attempt_view(ctx, attempt, decided.rating, per_element=decided.per_element,
-                            key=key)
+        if view is not None:
+            return view
     raise Conflict("This answer kept colliding with the learner's other answers; send it "
                    "again.")
+
+
+def claimable(ctx: Context, snapshot: answer_path.AnswerSnapshot) -> bool:
+    """Tell whether the snapshot is of this learner's unanswered variant from this bank."""
+    return (snapshot.learner_id == ctx.learner_id and not snapshot.answered
+            and snapshot.bank_version == str(ctx.bank.version))
+
+
+def answer_snapshot(ctx: Context, db: DriverConnection, snapshot: answer_path.AnswerSnapshot,
+                    answer: Any, idempotency_key: str, digest: str, locked: bool
+                    ) -> AttemptView | None:
+    """Grade, review and judge the answer from ``snapshot``, then write it on condition.
+
+    ``locked``: ``db`` holds the learner lock (its transaction is open), so the write cannot
+    find the snapshot stale; otherwise the write is a transaction of its own. Returns the
+    view, or None when the snapshot went stale (nothing written). Raises ``Invalid`` for an
+    unreadable answer and ``IntegrityError`` for a key used on another variant, with the
+    transaction rolled back.
+    """
+    key = answer_key_of(ctx, snapshot)
+    try:
+        decided = decide_answer(ctx, db, snapshot, key, answer, idempotency_key, digest)
+        if not locked:
+            db.begin(one_statement=True)
+        attempt_id = answer_path.write_answer(db, decided.write)
+    except BaseException:
+        db.rollback()
+        raise
+    if attempt_id is None:  # stale snapshot, or marked open-book meanwhile: redo
+        db.rollback()
+        return None
+    db.commit()
+    attempt = SimpleNamespace(id=attempt_id, **decided.write.attempt)
+    return attempt_view(ctx, attempt, decided.rating, per_element=decided.per_element, key=key)
 
 
 def answer_key_of(ctx: Context, snapshot: answer_path.AnswerSnapshot) -> AnswerKey:
@@ -527,7 +582,7 @@ class DecidedAnswer:
     per_element: tuple[bool, ...]
 
 
-def decide_answer(ctx: Context, db: DriverCursor, snapshot: answer_path.AnswerSnapshot,
+def decide_answer(ctx: Context, db: StatementRunner, snapshot: answer_path.AnswerSnapshot,
                   key: AnswerKey, answer: Any, idempotency_key: str, digest: str
                   ) -> DecidedAnswer:
     """Grade ``answer`` and decide every row it writes (raises ``Invalid`` if unreadable).
@@ -581,6 +636,15 @@ def decide_answer(ctx: Context, db: DriverCursor, snapshot: answer_path.AnswerSn
         card_id=card_row.id if card_row else None, card=card, log=review,
         mastery_action=action, mastery_id=snapshot.mastery_id, mastery=mastery),
         int(rating), tuple(grade.per_element))
+
+
+LOCK_LEARNER_ON_DRIVER = Statement(
+    "UPDATE learner SET review_seq = review_seq + 1 WHERE id = :learner_id")
+
+
+def lock_learner_on(db: DriverConnection, learner_id: int) -> None:
+    """``lock_learner`` for the answer path's driver connection (its transaction open)."""
+    db.run(LOCK_LEARNER_ON_DRIVER, {"learner_id": learner_id})
 
 
 def lock_learner(ctx: Context) -> None:
@@ -765,7 +829,7 @@ def rate_attempt(ctx: Context, attempt_id: int, rating_name: str) -> AttemptView
 # ---------------------------------------------------------------- mastery
 
 
-def mastery_change(ctx: Context, db: DriverCursor, snapshot: answer_path.AnswerSnapshot,
+def mastery_change(ctx: Context, db: StatementRunner, snapshot: answer_path.AnswerSnapshot,
                    attempt: dict[str, Any]) -> tuple[str | None, dict[str, Any] | None]:
     """Decide how one new graded attempt changes its question's mastery record.
 
