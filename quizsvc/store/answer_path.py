@@ -108,17 +108,19 @@ JOIN served_variant sv ON sv.id = :variant_id AND sv.learner_id = b.learner_id
 {SNAPSHOT_JOINS}
 WHERE b.token_hash = :token_hash
 """)
-# The current run: graded attempts with no wrong graded attempt after them (in the policy's
-# order, submitted_at then id). The mastery verdict depends on nothing earlier, as a wrong
+# The current run: the graded attempts from the latest wrong one on (that one included; so are
+# any submitted at the same instant, which the policy's order, submitted_at then id, may put
+# before it: it resets them). The mastery verdict depends on nothing earlier, as a wrong
 # answer resets it; reading only the run keeps a long history from costing every answer.
+# One look for the latest wrong instant, one for the rows from it: an index range each,
+# where "no wrong attempt after this one" per row (the earlier form) cost a nested scan.
 READ_RUN = Statement("""
 SELECT a.id, a.seed, a.bank_version, a.submitted_at, a.correct, a.closed_book FROM attempt a
 WHERE a.learner_id = :learner_id AND a.question_id = :question_id AND a.graded = :graded
-  AND NOT EXISTS (
-    SELECT 1 FROM attempt w
-    WHERE w.learner_id = a.learner_id AND w.question_id = a.question_id
-      AND w.graded = :graded AND w.correct = :wrong
-      AND (w.submitted_at > a.submitted_at OR (w.submitted_at = a.submitted_at AND w.id > a.id)))
+  AND a.submitted_at >= COALESCE((
+    SELECT max(w.submitted_at) FROM attempt w
+    WHERE w.learner_id = :learner_id AND w.question_id = :question_id
+      AND w.graded = :graded AND w.correct = :wrong), a.submitted_at)
 """)
 
 
