@@ -64,6 +64,23 @@ def spaced(first: GradedAttempt, second: GradedAttempt) -> bool:
     )
 
 
+def partner_possible(right_closed_book_span: tuple[datetime, datetime] | None,
+                     submitted_at: datetime) -> bool:
+    """Tell whether a right closed-book answer at ``submitted_at`` could master its question.
+
+    ``right_closed_book_span`` is when the question's earlier right closed-book answers were
+    submitted, first and last (None: there are none). A question not mastered before this
+    answer can only become mastered by pairing this answer with one of those (a right answer
+    adds no wrong one, so no other pair's run changes), and ``spaced`` needs the two at least
+    ``MIN_SPACING`` apart. If every earlier one is closer than that, this answer cannot master
+    the question, and its history need not be read.
+    """
+    if right_closed_book_span is None:
+        return False
+    first, last = right_closed_book_span
+    return submitted_at - first >= MIN_SPACING or last - submitted_at >= MIN_SPACING
+
+
 def evaluate(history: Sequence[GradedAttempt]) -> Verdict:
     """Return the verdict for one learner and question from its graded attempts."""
     ordered = sorted(history, key=lambda a: (a.submitted_at, a.attempt_id))

@@ -84,12 +84,22 @@ class AnswerSnapshot:
     card: CardRow | None
     mastery_id: int | None
     mastered: bool
+    # When the question's right closed-book answers were submitted, first and last (None:
+    # there are none): the mastery policy reads the run only if one could pair with this one.
+    right_closed_book_span: tuple[datetime, datetime] | None = None
 
 
-SNAPSHOT_COLUMNS = """sv.learner_id, sv.question_id, sv.lesson, sv.kind, sv.seed, sv.served_at,
+# The span: two look-ups on the (learner_id, question_id) index, in the snapshot's round trip.
+RIGHT_CLOSED_BOOK = """FROM attempt r WHERE r.learner_id = sv.learner_id
+         AND r.question_id = sv.question_id AND r.graded = :graded AND r.correct = :graded
+         AND r.closed_book = :graded"""
+SNAPSHOT_COLUMNS = f"""sv.learner_id, sv.question_id, sv.lesson, sv.kind, sv.seed, sv.served_at,
        sv.answered, sv.bank_version, sv.open_book, sv.answer_key, l.review_seq,
        rc.id, rc.state, rc.step, rc.stability, rc.difficulty, rc.due, rc.last_review,
-       m.id, m.mastered"""
+       m.id, m.mastered,
+       (SELECT min(r.submitted_at) {RIGHT_CLOSED_BOOK}),
+       (SELECT max(r.submitted_at) {RIGHT_CLOSED_BOOK})"""
+BROWSER_ID_COLUMN = 22  # READ_SNAPSHOT_AS_BROWSER's b.id, after SNAPSHOT_COLUMNS
 SNAPSHOT_JOINS = """JOIN learner l ON l.id = sv.learner_id
 LEFT JOIN review_card rc ON rc.learner_id = sv.learner_id AND rc.question_id = sv.question_id
 LEFT JOIN mastery m ON m.learner_id = sv.learner_id AND m.question_id = sv.question_id"""
@@ -129,7 +139,7 @@ def read_snapshot(db: StatementRunner, variant_id: str) -> AnswerSnapshot | None
 
     Read it lock-free (each statement in autocommit) or under the learner lock.
     """
-    first = db.run(READ_SNAPSHOT, {"variant_id": variant_id}).fetchone()
+    first = db.run(READ_SNAPSHOT, {"variant_id": variant_id, "graded": True}).fetchone()
     return None if first is None else snapshot_of(variant_id, first)
 
 
@@ -140,8 +150,9 @@ def read_snapshot_as_browser(db: StatementRunner, token_hash: str, variant_id: s
     None: the browser is unknown, or the variant is unknown or another learner's.
     """
     first = db.run(READ_SNAPSHOT_AS_BROWSER, {"token_hash": token_hash,
-                                              "variant_id": variant_id}).fetchone()
-    return None if first is None else (snapshot_of(variant_id, first), first[20])
+                                              "variant_id": variant_id,
+                                              "graded": True}).fetchone()
+    return None if first is None else (snapshot_of(variant_id, first), first[BROWSER_ID_COLUMN])
 
 
 def snapshot_of(variant_id: str, first: Any) -> AnswerSnapshot:
@@ -155,7 +166,9 @@ def snapshot_of(variant_id: str, first: Any) -> AnswerSnapshot:
         kind=first[3], seed=first[4], served_at=from_db_datetime(first[5]),
         answered=bool(first[6]), bank_version=first[7], open_book=bool(first[8]),
         answer_key=first[9], review_seq=first[10], card=card, mastery_id=first[18],
-        mastered=bool(first[19]))
+        mastered=bool(first[19]),
+        right_closed_book_span=None if first[20] is None else (
+            from_db_datetime(first[20]), from_db_datetime(first[21])))
 
 
 def read_run(db: StatementRunner, learner_id: int, question_id: str) -> tuple[HistoryRow, ...]:

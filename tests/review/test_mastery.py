@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from quizsvc.review.mastery import POLICY, GradedAttempt, evaluate
+from quizsvc.review.mastery import POLICY, GradedAttempt, evaluate, partner_possible
 
 DAY1 = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
 
@@ -109,3 +109,30 @@ def test_mastery_needs_two_spaced_right_closed_book_answers_after_the_last_wrong
     if verdict.mastered:
         ids = {a.attempt_id for a in run}
         assert set(verdict.evidence) <= ids
+
+
+def right_closed_book_span(history):
+    """First and last submission of the history's right closed-book answers (None: none)."""
+    times = [a.submitted_at for a in history if a.correct and a.closed_book]
+    return (min(times), max(times)) if times else None
+
+
+@given(histories, st.integers(0, 24 * 6), st.integers(0, 3))
+def test_an_answer_with_no_possible_partner_cannot_master_the_question(history, hours, seed):
+    """What lets the answer path skip reading the history: ``partner_possible`` False means
+    a new right closed-book answer leaves an unmastered question unmastered."""
+    if evaluate(history).mastered:
+        return
+    new = GradedAttempt(20_000, (seed, "v1"), DAY1 + timedelta(hours=hours), True, True)
+    if not partner_possible(right_closed_book_span(history), new.submitted_at):
+        assert not evaluate([*history, new]).mastered
+
+
+def test_partner_possible_reads_the_spacing_both_ways():
+    span = (DAY1, DAY1 + timedelta(hours=2))
+    assert not partner_possible(None, DAY1)
+    assert not partner_possible(span, DAY1 + timedelta(hours=11, minutes=59))
+    assert partner_possible(span, DAY1 + timedelta(hours=12))
+    # a clock set back: an earlier answer stamped 12 h after this one can still pair with it
+    assert partner_possible(span, DAY1 - timedelta(hours=10))
+    assert not partner_possible(span, DAY1 - timedelta(hours=9, minutes=59))

@@ -851,6 +851,9 @@ def mastery_change(ctx: Context, db: StatementRunner, snapshot: answer_path.Answ
                          "policy": mastery_policy.POLICY, "evaluated_at": ctx.now}
     if not attempt["closed_book"] or snapshot.mastered:
         return None, None
+    if not mastery_policy.partner_possible(snapshot.right_closed_book_span,
+                                           attempt["submitted_at"]):
+        return None, None
     history = [mastery_policy.GradedAttempt(row.id, (row.seed, row.bank_version),
                                             row.submitted_at, row.correct, row.closed_book)
                for row in answer_path.read_run(db, ctx.learner_id, snapshot.question_id)]
