@@ -447,7 +447,7 @@ def time_due_queue(engine: Any, bank: Any, cards: int, repeats: int) -> dict[str
             connection.commit()
     figures = {}
     with Session(engine) as session:
-        ctx = Context(session=session, bank_source=lambda: bank,
+        ctx = Context(session_source=lambda: session, bank_source=lambda: bank,
                       identity=Identity(learner_id, browser_id), now=now,
                       rng=random.Random(1))
         for name, call in (("due_queue(limit=20)", lambda: progress.due_queue(ctx, 20)),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 import importlib
+import inspect
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,26 @@ API_BLUEPRINTS: tuple[str, ...] = (
 )
 
 
+class QuizsvcFlask(Flask):
+    """Flask, asking once per function whether a hook or view is a coroutine function.
+
+    Flask's ``ensure_sync`` asks ``inspect.iscoroutinefunction`` of every hook and the view on
+    every request (nine times for a graded answer); the answer never changes for a function.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.coroutine_functions: dict[Any, bool] = {}
+
+    def ensure_sync(self, func: Any) -> Any:
+        """Return ``func`` itself when it is plain (remembered per function), else wrap it."""
+        key = getattr(func, "__func__", func)  # a bound method: its function
+        is_coroutine = self.coroutine_functions.get(key)
+        if is_coroutine is None:
+            is_coroutine = self.coroutine_functions[key] = inspect.iscoroutinefunction(func)
+        return super().ensure_sync(func) if is_coroutine else func
+
+
 class NoFlaskSession(SessionInterface):
     """Keep no Flask session: the service stores nothing in Flask's signed session cookie.
 
@@ -56,7 +77,7 @@ class NoFlaskSession(SessionInterface):
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
     """Create and configure one application instance."""
-    app = Flask("quizsvc")
+    app = QuizsvcFlask("quizsvc")
     app.session_interface = NoFlaskSession()
     app.config.update(from_environment())
     app.config.update(

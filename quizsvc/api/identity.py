@@ -72,6 +72,21 @@ def view_flag(name: str) -> bool:
     return bool(getattr(handler, name, False))
 
 
+def identity_needs() -> tuple[bool, bool]:
+    """Return whether the matched view needs a browser identity, and whether it finds its own.
+
+    Worked out once per endpoint and method: every request asks, and the answer never changes.
+    """
+    req = request._get_current_object()  # type: ignore[attr-defined]
+    key = (req.endpoint, req.method)
+    known: dict[tuple[str | None, str], tuple[bool, bool]] = current_app.extensions.setdefault(
+        "quizsvc.identity_needs", {})
+    needs = known.get(key)
+    if needs is None:
+        needs = known[key] = (needs_identity(), view_flag("quizsvc_identity_loaded_by_view"))
+    return needs
+
+
 def utc_now() -> datetime:
     """Return the current app's clock reading (tests inject ``CLOCK``)."""
     clock: Callable[[], datetime] = current_app.config.get("CLOCK") or (
@@ -130,13 +145,14 @@ def needs_identity() -> bool:
 
 def load_identity_before_view() -> None:
     """The ``before_request`` hook: ``load_identity`` unless the view finds its own browser."""
-    if needs_identity() and not view_flag("quizsvc_identity_loaded_by_view"):
+    needed, found_by_view = identity_needs()
+    if needed and not found_by_view:
         load_identity()
 
 
 def load_identity() -> None:
     """Resolve (or create) the browser behind the cookie, then check CSRF on state changes."""
-    if not needs_identity():
+    if not identity_needs()[0]:
         return
     session = get_session()
     token = request.cookies.get(BROWSER_COOKIE)
@@ -166,8 +182,9 @@ def csrf_checked_browser_token() -> str | None:
     database is read): a view marked ``identity_loaded_by_view`` uses the token only if this
     passes, and otherwise calls ``load_identity()``, which refuses the request as usual.
     """
-    token = request.cookies.get(BROWSER_COOKIE)
-    cookie = request.cookies.get(CSRF_COOKIE)
+    cookies = request.cookies
+    token = cookies.get(BROWSER_COOKIE)
+    cookie = cookies.get(CSRF_COOKIE)
     echoed = submitted_csrf_token()
     if (not token or not cookie or not echoed or not hmac.compare_digest(cookie, echoed)
             or not csrf_valid(current_app.config["SECRET_KEY"], token, cookie)):
@@ -178,9 +195,10 @@ def csrf_checked_browser_token() -> str | None:
 def adopt_identity(token: str, identity: Identity) -> None:
     """Record the identity a view found for a ``csrf_checked_browser_token`` (whose CSRF
     cookie is therefore valid, and is kept): what ``load_identity`` would have recorded."""
-    g.browser_token = token
-    g.identity = identity
-    g.csrf_token_value = request.cookies.get(CSRF_COOKIE)
+    flask_g = g._get_current_object()  # type: ignore[attr-defined]
+    flask_g.browser_token = token
+    flask_g.identity = identity
+    flask_g.csrf_token_value = request.cookies.get(CSRF_COOKIE)
 
 
 def submitted_csrf_token() -> str | None:
@@ -229,20 +247,27 @@ def csrf_token() -> str:
 
 def set_identity_cookies(response: Response) -> Response:
     """Set the browser cookie for new browsers and a (re)signed CSRF cookie when needed."""
-    if g.get("browser_token") is None:
+    flask_g = g._get_current_object()  # type: ignore[attr-defined]
+    if flask_g.get("browser_token") is None:
         return response
-    secure = bool(current_app.config.get("COOKIE_SECURE"))
-    new_token = g.get("new_browser_token")
-    if new_token:
-        response.set_cookie(BROWSER_COOKIE, new_token, max_age=COOKIE_MAX_AGE, path="/",
-                            secure=secure, httponly=True, samesite="Lax")
+    req = request._get_current_object()  # type: ignore[attr-defined]
+    new_token = flask_g.get("new_browser_token")
     token = csrf_token()
-    if token != request.cookies.get(CSRF_COOKIE):
-        response.set_cookie(CSRF_COOKIE, token, max_age=COOKIE_MAX_AGE, path="/",
-                            secure=secure, httponly=False, samesite="Lax")
-    response.vary.add("Cookie")
-    if request.path.startswith("/api/"):
-        response.headers.setdefault("Cache-Control", "no-store")
+    if new_token or token != req.cookies.get(CSRF_COOKIE):
+        secure = bool(current_app.config.get("COOKIE_SECURE"))
+        if new_token:
+            response.set_cookie(BROWSER_COOKIE, new_token, max_age=COOKIE_MAX_AGE, path="/",
+                                secure=secure, httponly=True, samesite="Lax")
+        if token != req.cookies.get(CSRF_COOKIE):
+            response.set_cookie(CSRF_COOKIE, token, max_age=COOKIE_MAX_AGE, path="/",
+                                secure=secure, httponly=False, samesite="Lax")
+    headers = response.headers
+    if "Vary" in headers:
+        response.vary.add("Cookie")
+    else:  # what vary.add writes to an empty header, without parsing one
+        headers["Vary"] = "Cookie"
+    if req.path.startswith("/api/"):
+        headers.setdefault("Cache-Control", "no-store")
     return response
 
 
@@ -262,7 +287,7 @@ def current_context() -> Context:
 def context_for(identity: Identity) -> Context:
     """Build the ``Context`` for a service call on behalf of ``identity``."""
     return Context(
-        session=get_session(),
+        session_source=get_session,
         bank_source=get_bank,
         identity=identity,
         now=utc_now(),

@@ -101,20 +101,21 @@ def raw_headers_clean(environ: dict[str, Any]) -> bool:
 
 def refuse_unstorable_request_text() -> None:
     """Check the path, query string, headers and form fields of every request for NUL."""
-    if "\x00" in request.path:
+    req = request._get_current_object()  # type: ignore[attr-defined]
+    if "\x00" in req.path:
         raise NotFound("No such resource.")
     checks: list[tuple[str, Any]] = []
-    if request.environ.get("QUERY_STRING"):
-        checks.append(("query", request.args.items(multi=True)))
-    if not raw_headers_clean(request.environ):
-        checks.append(("headers", request.headers.items()))
+    if req.environ.get("QUERY_STRING"):
+        checks.append(("query", req.args.items(multi=True)))
+    if not raw_headers_clean(req.environ):
+        checks.append(("headers", req.headers.items()))
     for location, pairs in checks:
         for key, value in pairs:
             problem = text_problem(key) or text_problem(value)
             if problem:
                 raise Invalid(key, problem, location=location)
-    if request.mimetype in FORM_MIMETYPES:
-        for key, value in request.form.items(multi=True):
+    if req.mimetype in FORM_MIMETYPES:
+        for key, value in req.form.items(multi=True):
             problem = text_problem(key) or text_problem(value)
             if problem:
                 raise Invalid(key, problem, location="form")
@@ -122,12 +123,13 @@ def refuse_unstorable_request_text() -> None:
 
 def refuse_cut_chunked_body() -> None:
     """Refuse a chunked body that reaches ``MAX_CONTENT_LENGTH`` (413) instead of cutting it."""
-    limit = request.max_content_length
-    if limit is None or request.content_length is not None:
+    req = request._get_current_object()  # type: ignore[attr-defined]
+    if req.content_length is not None:  # a body of declared length is never cut
         return
-    if "chunked" not in request.headers.get("Transfer-Encoding", "").lower():
+    limit = req.max_content_length
+    if limit is None or "chunked" not in req.headers.get("Transfer-Encoding", "").lower():
         return
-    if len(request.get_data(cache=True)) >= limit:
+    if len(req.get_data(cache=True)) >= limit:
         raise RequestEntityTooLarge()
 
 

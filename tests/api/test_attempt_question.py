@@ -24,8 +24,8 @@ def context_of(browser: ApiBrowser, db: Any, bank: Any, clock: Any) -> Context:
     """Build the use cases' context for ``browser``, as a page of its would."""
     identity = identify(db, browser.client.get_cookie("quizsvc_browser").value)
     assert identity is not None
-    return Context(session=db, bank_source=lambda: bank, identity=identity, now=clock(),
-                   rng=random.Random(7))
+    return Context(session_source=lambda: db, bank_source=lambda: bank, identity=identity,
+                   now=clock(), rng=random.Random(7))
 
 
 def answer_first(study: Study, right: bool) -> tuple[dict, dict]:

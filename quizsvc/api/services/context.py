@@ -30,15 +30,22 @@ class Context:
 
     ``now`` is timezone-aware UTC; ``rng`` draws variant seeds; ``bank_source`` returns the
     loaded ``quizsvc.bank.Bank`` (or any object with the same methods), called only by the
-    use cases that need questions.
+    use cases that need questions; ``session_source`` returns the request's ORM session,
+    called only by the use cases that use one (a plain graded answer runs on a driver
+    connection and never opens a session).
     """
 
-    session: Session
+    session_source: Callable[[], Session]
     bank_source: Callable[[], Any]
     identity: Identity
     now: datetime
     rng: random.Random
     config: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def session(self) -> Session:
+        """Return the ORM session (the same one on every call)."""
+        return self.session_source()
 
     @property
     def bank(self) -> Any:
