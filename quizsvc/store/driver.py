@@ -142,17 +142,27 @@ class DriverConnection:
             self.dialect_impl: Any = bind.dialect
             self.writelock: int | None = None
         else:
-            self.pooled = self.invalidatable = bind.raw_connection()
-            self.dbapi_connection = self.pooled.dbapi_connection
             self.dialect_impl = bind.dialect
+            try:
+                self.pooled = self.invalidatable = bind.raw_connection()
+            except self.dialect_impl.loaded_dbapi.Error as error:  # the database is down
+                raise DBAPIError.instance(None, None, error,
+                                          self.dialect_impl.loaded_dbapi.Error) from error
+            self.dbapi_connection = self.pooled.dbapi_connection
             self.writelock = self.pooled.info.get("writelock")
         self.dialect: str = self.dialect_impl.name
         # What commits and what rolls back the open transaction; None: none is open.
         self.ending: tuple[tuple[str, ...], tuple[str, ...]] | None = None
         self.locked = False
-        self.cursor: Any = self.dbapi_connection.cursor()
-        if self.pooled is not None and self.dialect == "postgresql":
-            self.dbapi_connection.autocommit = True
+        try:
+            self.cursor: Any = self.dbapi_connection.cursor()
+            if self.pooled is not None and self.dialect == "postgresql":
+                self.dbapi_connection.autocommit = True
+        except self.dialect_impl.loaded_dbapi.Error as error:  # a connection gone stale
+            translated = driver_error(self.invalidatable, self.dialect_impl,
+                                      self.dbapi_connection, None, "", {}, error)
+            self.close()
+            raise translated from error
 
     def __enter__(self) -> DriverConnection:
         return self
@@ -237,14 +247,23 @@ class DriverConnection:
             release_writer_lock(self.writelock)
 
     def close(self) -> None:
-        """Roll back anything open and give the connection back (a test's: leave it as found)."""
+        """Roll back anything open and give the connection back (a test's: leave it as found).
+
+        A connection that fails on the way back (the database went away) is invalidated: the
+        pool discards it instead of handing it out again.
+        """
         try:
             self.rollback()
+        except DBAPIError:
+            pass  # already invalidated if the connection was lost; nothing was committed
         finally:
             self.unlock()
             if self.pooled is not None:
                 if self.dialect == "postgresql" and self.pooled.is_valid:
-                    self.dbapi_connection.autocommit = False
+                    try:
+                        self.dbapi_connection.autocommit = False
+                    except self.dialect_impl.loaded_dbapi.Error as error:
+                        self.pooled.invalidate(error)
                 self.pooled.close()
 
 
