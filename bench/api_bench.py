@@ -13,7 +13,8 @@ process over loopback for a fixed time:
   the cookie and CSRF token, parses the body and commits one INSERT: the least a durable
   answer costs on this machine, so the distance from it to the service is the service's own.
 
-It prints requests per second, p50/p99 latency and the ratio to bare Flask, then times the
+It prints requests per second, p50/p99 latency and the ratio to bare Flask, and where each
+phase's CPU went (``cpu_accounting``: gunicorn workers, client, PostgreSQL), then times the
 due-queue query (``quizsvc.api.services.progress.due_queue``) for a learner with 50,000 cards.
 Targets (issue 4): graded answers >= 0.35 of bare-Flask throughput; due-queue p50 < 5 ms.
 
@@ -49,6 +50,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from cpu_accounting import CpuMeter, CpuShares  # noqa: E402  (the bench folder's own)
 
 DEFAULT_PG_SERVER = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
 BENCH_DATABASE = "quizsvc_bench"
@@ -262,6 +265,7 @@ class Figures:
     p50_ms: float
     p99_ms: float
     exhausted: bool
+    cpu: CpuShares | None = None
 
     @property
     def rps(self) -> float:
@@ -269,15 +273,19 @@ class Figures:
         return self.requests / self.seconds
 
 
-def measure(name: str, port: int, job_lists: list[list[Job]], seconds: float) -> Figures:
-    """Drive ``port`` from a separate process with one thread per job list."""
+def measure(name: str, server: Server, job_lists: list[list[Job]], seconds: float,
+            backend: str) -> Figures:
+    """Drive ``server`` from a separate process with one thread per job list."""
     context = multiprocessing.get_context("spawn")
     out = context.Queue()
-    process = context.Process(target=drive_process, args=(port, job_lists, seconds, out))
+    process = context.Process(target=drive_process, args=(server.port, job_lists, seconds, out))
+    meter = CpuMeter(server.process.pid, count_postgres=backend == "postgresql")
+    meter.start()
     began = time.monotonic()
     process.start()
     results = [out.get() for _ in job_lists]
     process.join()
+    cpu = meter.stop()
     elapsed = min(seconds, time.monotonic() - began - 0.2)
     latencies = sorted(x for lat, _, _ in results for x in lat)
     exhausted = all(ran_out for _, _, ran_out in results)
@@ -290,7 +298,7 @@ def measure(name: str, port: int, job_lists: list[list[Job]], seconds: float) ->
     return Figures(name, len(latencies), errors, elapsed,
                    1000 * statistics.median(latencies),
                    1000 * latencies[min(len(latencies) - 1, int(0.99 * len(latencies)))],
-                   exhausted)
+                   exhausted, cpu)
 
 
 # ---------------------------------------------------------------- preparing the service
@@ -515,8 +523,8 @@ def run_backend(backend: str, args: argparse.Namespace, bank: Any) -> list[str]:
             hello = start_gunicorn("api_bench:hello_app()", args.workers, env, "/")
             try:
                 hellos = [Job("GET", "/")] * int(args.seconds * 5000)
-                bare = measure("hello (bare Flask)", hello.port, [hellos] * args.clients,
-                               args.seconds)
+                bare = measure("hello (bare Flask)", hello, [hellos] * args.clients,
+                               args.seconds, backend)
             finally:
                 hello.stop()
             service = start_gunicorn("quizsvc.app:serving_app()", args.workers, env, "/readyz")
@@ -528,14 +536,14 @@ def run_backend(backend: str, args: argparse.Namespace, bank: Any) -> list[str]:
                 floor = start_gunicorn("api_bench:floor_app()", args.workers, env, "/")
                 try:  # the same requests; the floor app writes only its own table
                     floored = measure("floor: one durable JSON POST (no service)",
-                                      floor.port, answer_jobs, args.seconds)
+                                      floor, answer_jobs, args.seconds, backend)
                 finally:
                     floor.stop()
-                answers = measure("graded answers (POST /api/attempts)", service.port,
-                                  answer_jobs, args.seconds)
-                nexts = measure("next question (GET /api/sessions/{id}/next)", service.port,
+                answers = measure("graded answers (POST /api/attempts)", service,
+                                  answer_jobs, args.seconds, backend)
+                nexts = measure("next question (GET /api/sessions/{id}/next)", service,
                                 prepare_sessions(engine, bank, clients, budget, rng),
-                                args.seconds)
+                                args.seconds, backend)
             finally:
                 service.stop()
             for figures in (bare, floored, answers, nexts):
@@ -545,6 +553,8 @@ def run_backend(backend: str, args: argparse.Namespace, bank: Any) -> list[str]:
                     f"  {figures.name:<46} {figures.rps:8.1f} req/s  p50 {figures.p50_ms:6.2f} ms"
                     f"  p99 {figures.p99_ms:6.2f} ms  ratio {figures.rps / bare.rps:5.2f}"
                     f"{errors}{note}")
+                if figures.cpu is not None:
+                    lines.append(f"  {'':<46} {figures.cpu.per_request(figures.requests)}")
             lines.append(f"  graded answers / bare Flask = {answers.rps / bare.rps:.2f} "
                          f"(target >= 0.35)")
             for name, p50 in time_due_queue(engine, bank, args.cards, args.repeats).items():
