@@ -193,7 +193,7 @@ def restore_mastery(ctx: Context, document: dict[str, Any], attempt_ids: dict[in
     """Re-run the mastery policy on the imported attempts; write what it decides.
 
     A record exists where the policy says the question was ever mastered, exactly as in
-    ``apply_mastery_policy``. The file's ``evaluated_at`` is kept only where the file's
+    ``study.mastery_change``. The file's ``evaluated_at`` is kept only where the file's
     record says what the policy says; a record the policy does not back is not imported.
     """
     claimed = {m["question_id"]: m for m in document["mastery"]}
