@@ -16,12 +16,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
 from sqlalchemy import Connection, Engine, text
+from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
@@ -95,6 +98,34 @@ def engine(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
     if schema is not None:
         drop_schema(engine, schema)
     engine.dispose()
+
+
+@contextmanager
+def committed_database(backend: str, folder: Path, name: str) -> Iterator[str]:
+    """Yield the URL of a migrated database of its own, whose commits are real; drop it after.
+
+    For tests that need what the rolled-back ``connection`` cannot give: transactions that
+    commit, other connections seeing them, SQLite's writer lock. On SQLite a file in
+    ``folder``; on PostgreSQL a schema ``name`` + this process's id.
+    """
+    schema = None
+    if backend == "sqlite":
+        url = f"sqlite:///{folder / f'{name}.sqlite3'}"
+    else:
+        schema = f"{name}_{os.getpid()}"
+        create_schema(postgres_url(), schema)
+        url = make_url(postgres_url()).update_query_dict(
+            {"options": f"-c search_path={schema}"}).render_as_string(hide_password=False)
+    setup = make_engine(url)
+    try:
+        with setup.connect() as connection:
+            migrate.upgrade(connection, "head")
+            connection.commit()
+        yield url
+    finally:
+        if schema is not None:
+            drop_schema(setup, schema)
+        setup.dispose()
 
 
 @pytest.fixture

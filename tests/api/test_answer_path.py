@@ -30,7 +30,6 @@ from typing import Any
 
 import pytest
 from sqlalchemy import Engine, func, select, text
-from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session
 
 from quizsvc import create_app
@@ -41,7 +40,7 @@ from quizsvc.bank.answer_key import AnswerKey
 from quizsvc.review import mastery as mastery_policy
 from quizsvc.review import scheduling
 from quizsvc.review.scheduling import CardState, ReviewRating
-from quizsvc.store import answer_path, migrate
+from quizsvc.store import answer_path
 from quizsvc.store.driver import Statement, StatementRunner
 from quizsvc.store.models import (
     Attempt,
@@ -52,9 +51,9 @@ from quizsvc.store.models import (
     ReviewLog,
     ServedVariant,
 )
-from quizsvc.store.session import begin_read_only, make_engine
+from quizsvc.store.session import begin_read_only
 from tests.api.support import ApiBrowser, Study
-from tests.conftest import create_schema, drop_schema, postgres_url
+from tests.conftest import committed_database
 from tests.fake_bank import LESSON_ID
 
 NUMERIC_SOLUTION = ("Running requests are served first.", "running 先分配。")
@@ -634,28 +633,12 @@ def committed(app_config: dict[str, Any], backend: str, tmp_path: Path
 
     Yields the app, its engine and, on SQLite, the path of the workers' writer lock file.
     """
-    schema = None
-    lock_path = None
-    if backend == "sqlite":
-        path = tmp_path / "committed.sqlite3"
-        url = f"sqlite:///{path}"
-        lock_path = f"{path}.writelock"
-    else:
-        schema = f"quizsvc_answer_path_{os.getpid()}"
-        create_schema(postgres_url(), schema)
-        url = make_url(postgres_url()).update_query_dict(
-            {"options": f"-c search_path={schema}"}).render_as_string(hide_password=False)
-    setup = make_engine(url)
-    with setup.connect() as connection:
-        migrate.upgrade(connection, "head")
-        connection.commit()
-    app = create_app({**app_config, "DATABASE_URL": url})
-    engine = app.extensions["quizsvc.db"].engine
-    yield app, engine, lock_path
-    engine.dispose()
-    if schema is not None:
-        drop_schema(setup, schema)
-    setup.dispose()
+    with committed_database(backend, tmp_path, "quizsvc_answer_path") as url:
+        app = create_app({**app_config, "DATABASE_URL": url})
+        engine = app.extensions["quizsvc.db"].engine
+        lock_path = f"{engine.url.database}.writelock" if backend == "sqlite" else None
+        yield app, engine, lock_path
+        engine.dispose()
 
 
 def read_committed(engine: Engine, query: Any) -> Any:

@@ -11,7 +11,6 @@ the one writer lock only for its write, so another answer can get in between.
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,16 +18,14 @@ from typing import Any
 
 import pytest
 from sqlalchemy import func, select
-from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session
 
 from quizsvc import create_app
 from quizsvc.api.services import study as study_service
-from quizsvc.store import migrate
 from quizsvc.store.models import Attempt, Learner, ReviewLog
 from quizsvc.store.session import READ_ONLY, make_engine
 from tests.api.support import ApiBrowser, Study
-from tests.conftest import create_schema, drop_schema, postgres_url
+from tests.conftest import committed_database
 from tests.fake_bank import LESSON_ID
 
 
@@ -36,26 +33,14 @@ from tests.fake_bank import LESSON_ID
 def committed(app_config: dict[str, Any], backend: str, tmp_path: Path
               ) -> Iterator[tuple[Any, Session]]:
     """Yield an app on a fresh database whose commits are real, and a read-only session on it."""
-    schema = None
-    if backend == "sqlite":
-        url = f"sqlite:///{tmp_path / 'race.sqlite3'}"
-    else:
-        schema = f"quizsvc_race_{os.getpid()}"
-        create_schema(postgres_url(), schema)
-        url = make_url(postgres_url()).update_query_dict(
-            {"options": f"-c search_path={schema}"}).render_as_string(hide_password=False)
-    engine = make_engine(url)
-    with engine.connect() as connection:
-        migrate.upgrade(connection, "head")
-        connection.commit()
-    app = create_app({**app_config, "DATABASE_URL": url})
-    # The test's own reads must not hold SQLite's writer lock while the app answers.
-    with Session(engine.execution_options(**{READ_ONLY: True})) as session:
-        yield app, session
-    app.extensions["quizsvc.db"].engine.dispose()
-    if schema is not None:
-        drop_schema(engine, schema)
-    engine.dispose()
+    with committed_database(backend, tmp_path, "quizsvc_race") as url:
+        engine = make_engine(url)
+        app = create_app({**app_config, "DATABASE_URL": url})
+        # The test's own reads must not hold SQLite's writer lock while the app answers.
+        with Session(engine.execution_options(**{READ_ONLY: True})) as session:
+            yield app, session
+        app.extensions["quizsvc.db"].engine.dispose()
+        engine.dispose()
 
 
 @pytest.fixture

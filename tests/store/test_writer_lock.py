@@ -58,6 +58,27 @@ def test_a_free_lock_is_taken_at_once_and_released(open_fd: Callable[[], int]) -
     assert not held_elsewhere(probe)
 
 
+def wait_for_lock(fd: int, timeout: float, where: str) -> BaseException | None:
+    """Wait for the lock on ``fd`` in the main thread or another one; return what it raised."""
+    outcome: list[BaseException | None] = []
+
+    def wait() -> None:
+        try:
+            acquire_writer_lock(fd, timeout=timeout)
+            outcome.append(None)
+        except BaseException as error:  # reported to the caller
+            outcome.append(error)
+
+    if where == "main thread":
+        assert alarm_is_free()
+        wait()
+    else:
+        waiting = threading.Thread(target=wait)
+        waiting.start()
+        waiting.join()
+    return outcome[0]
+
+
 @pytest.mark.parametrize("where", ["main thread", "other thread"])
 def test_a_waiter_gets_the_lock_once_the_holder_lets_go(open_fd: Callable[[], int],
                                                         where: str) -> None:
@@ -72,24 +93,8 @@ def test_a_waiter_gets_the_lock_once_the_holder_lets_go(open_fd: Callable[[], in
 
     releaser = threading.Thread(target=release_soon)
     releaser.start()
-    outcome: list[BaseException | None] = []
-
-    def wait() -> None:
-        try:
-            acquire_writer_lock(waiter, timeout=10)
-            outcome.append(None)
-        except BaseException as error:  # reported below
-            outcome.append(error)
-
-    if where == "main thread":
-        assert alarm_is_free()
-        wait()
-    else:
-        waiting = threading.Thread(target=wait)
-        waiting.start()
-        waiting.join()
+    assert wait_for_lock(waiter, 10, where) is None
     releaser.join()
-    assert outcome == [None]
     assert released.is_set()  # it got the lock only after the holder let go
     assert held_elsewhere(open_fd())
     release_writer_lock(waiter)
@@ -99,23 +104,9 @@ def test_a_waiter_gets_the_lock_once_the_holder_lets_go(open_fd: Callable[[], in
 def test_a_waiter_gives_up_after_the_timeout(open_fd: Callable[[], int], where: str) -> None:
     holder, waiter = open_fd(), open_fd()
     fcntl.flock(holder, fcntl.LOCK_EX)
-    outcome: list[BaseException | None] = []
-
-    def wait() -> None:
-        try:
-            acquire_writer_lock(waiter, timeout=0.2)
-            outcome.append(None)
-        except BaseException as error:  # reported below
-            outcome.append(error)
-
-    if where == "main thread":
-        wait()
-    else:
-        waiting = threading.Thread(target=wait)
-        waiting.start()
-        waiting.join()
-    assert len(outcome) == 1 and isinstance(outcome[0], WriterLockTimeout)
-    assert isinstance(outcome[0], TimeoutError)  # the service answers those 503
+    raised = wait_for_lock(waiter, 0.2, where)
+    assert isinstance(raised, WriterLockTimeout)
+    assert isinstance(raised, TimeoutError)  # the service answers those 503
     # Nothing is left behind: the alarm is off and its handler restored, and the waiter does
     # not hold the lock once the holder lets go.
     assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
