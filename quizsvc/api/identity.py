@@ -182,14 +182,8 @@ def csrf_checked_browser_token() -> str | None:
     database is read): a view marked ``identity_loaded_by_view`` uses the token only if this
     passes, and otherwise calls ``load_identity()``, which refuses the request as usual.
     """
-    cookies = request.cookies
-    token = cookies.get(BROWSER_COOKIE)
-    cookie = cookies.get(CSRF_COOKIE)
-    echoed = submitted_csrf_token()
-    if (not token or not cookie or not echoed or not hmac.compare_digest(cookie, echoed)
-            or not csrf_valid(current_app.config["SECRET_KEY"], token, cookie)):
-        return None
-    return token
+    token = request.cookies.get(BROWSER_COOKIE)
+    return token if token and csrf_echoed_for(token) else None
 
 
 def adopt_identity(token: str, identity: Identity) -> None:
@@ -211,17 +205,17 @@ def submitted_csrf_token() -> str | None:
     return None
 
 
-def check_csrf(browser_token: str) -> None:
-    """Refuse a state change unless the echoed token equals the cookie and is this browser's."""
+def csrf_echoed_for(browser_token: str) -> bool:
+    """Tell whether the request echoes its CSRF cookie and that cookie is this browser's."""
     cookie = request.cookies.get(CSRF_COOKIE)
     echoed = submitted_csrf_token()
-    secret_key = current_app.config["SECRET_KEY"]
-    if (
-        not cookie
-        or not echoed
-        or not hmac.compare_digest(cookie, echoed)
-        or not csrf_valid(secret_key, browser_token, cookie)
-    ):
+    return bool(cookie and echoed and hmac.compare_digest(cookie, echoed)
+                and csrf_valid(current_app.config["SECRET_KEY"], browser_token, cookie))
+
+
+def check_csrf(browser_token: str) -> None:
+    """Refuse a state change unless the echoed token equals the cookie and is this browser's."""
+    if not csrf_echoed_for(browser_token):
         raise CsrfFailed(
             f"Missing or wrong CSRF token: echo the {CSRF_COOKIE} cookie in the "
             f"{CSRF_HEADER} header (or a {CSRF_FIELD} form field).",
@@ -261,13 +255,9 @@ def set_identity_cookies(response: Response) -> Response:
         if token != req.cookies.get(CSRF_COOKIE):
             response.set_cookie(CSRF_COOKIE, token, max_age=COOKIE_MAX_AGE, path="/",
                                 secure=secure, httponly=False, samesite="Lax")
-    headers = response.headers
-    if "Vary" in headers:
-        response.vary.add("Cookie")
-    else:  # what vary.add writes to an empty header, without parsing one
-        headers["Vary"] = "Cookie"
+    response.vary.add("Cookie")
     if req.path.startswith("/api/"):
-        headers.setdefault("Cache-Control", "no-store")
+        response.headers.setdefault("Cache-Control", "no-store")
     return response
 
 

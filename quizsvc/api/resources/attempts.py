@@ -42,7 +42,7 @@ class Attempts(MethodView):
     # request here (in-process), so the view reads and writes by hand (quizsvc.api.attempt_io,
     # proven equal to the schemas in tests/api/test_attempt_fast_io.py). The decorators only
     # document it; the other routes keep plain @blp.arguments.
-    # It also finds its browser in the answer's own query (plain_answer); anything unusual
+    # It also finds its browser in the answer's own query (answer_from_cookie); anything unusual
     # goes the way every view goes, identity hook first.
     @blp.documented_arguments(IdempotencyHeaderSchema, location="headers")
     @blp.documented_arguments(AttemptCreateSchema)
