@@ -399,6 +399,15 @@ SQLITE_MASTERY = {
 
 POSTGRESQL_STATEMENTS: dict[tuple[str, str, str], Statement] = {}
 
+# The learner lock for a retry: the row lock (PostgreSQL) and the bump that tells lock-free
+# answers their snapshot is stale. ``study.lock_learner`` is the same, through the session.
+LOCK_LEARNER = Statement("UPDATE learner SET review_seq = review_seq + 1 WHERE id = :learner_id")
+
+
+def lock_learner(db: StatementRunner, learner_id: int) -> None:
+    """Lock the learner row and bump ``review_seq`` in ``db``'s open transaction."""
+    db.run(LOCK_LEARNER, {"learner_id": learner_id})
+
 
 def write_answer(db: StatementRunner, write: AnswerWrite) -> int | None:
     """Record one answer; return the attempt's id, or None if the snapshot was stale.

@@ -46,7 +46,7 @@ from quizsvc.review import mastery as mastery_policy
 from quizsvc.review import scheduling
 from quizsvc.review.scheduling import CardState, ReviewRating
 from quizsvc.store import answer_path
-from quizsvc.store.driver import DriverConnection, Statement, StatementRunner
+from quizsvc.store.driver import DriverConnection, StatementRunner
 from quizsvc.store.models import (
     Attempt,
     Learner,
@@ -502,7 +502,7 @@ def answer_variant(ctx: Context, db: DriverConnection, variant_id: str, answer: 
         if locked:
             db.begin()
             lock_learner_on(db, ctx.learner_id)
-        if try_number > 0 or snapshot is None:
+        if locked or snapshot is None:
             snapshot = answer_path.read_snapshot(db, variant_id)
         if snapshot is None or not claimable(ctx, snapshot):
             db.rollback()
@@ -638,13 +638,9 @@ def decide_answer(ctx: Context, db: StatementRunner, snapshot: answer_path.Answe
         int(rating), tuple(grade.per_element))
 
 
-LOCK_LEARNER_ON_DRIVER = Statement(
-    "UPDATE learner SET review_seq = review_seq + 1 WHERE id = :learner_id")
-
-
 def lock_learner_on(db: DriverConnection, learner_id: int) -> None:
     """``lock_learner`` for the answer path's driver connection (its transaction open)."""
-    db.run(LOCK_LEARNER_ON_DRIVER, {"learner_id": learner_id})
+    answer_path.lock_learner(db, learner_id)
 
 
 def lock_learner(ctx: Context) -> None:
