@@ -171,13 +171,16 @@ class DriverConnection:
                  traceback: TracebackType | None) -> None:
         self.close()
 
-    def execute(self, sql: str, params: dict[str, Any]) -> Any:
-        """Run one statement (already in the driver's placeholder style); return the cursor."""
+    def execute(self, sql: str, params: dict[str, Any] | None) -> Any:
+        """Run one statement (already in the driver's placeholder style); return the cursor.
+
+        ``params`` None: a statement without parameters, which psycopg then never prepares.
+        """
         try:
-            return self.cursor.execute(sql, params)
+            return self.cursor.execute(sql) if params is None else self.cursor.execute(sql, params)
         except self.dialect_impl.loaded_dbapi.Error as error:
             raise driver_error(self.invalidatable, self.dialect_impl, self.dbapi_connection,
-                               self.cursor, sql, params, error) from error
+                               self.cursor, sql, params or {}, error) from error
 
     def run(self, statement: Statement, params: dict[str, Any]) -> Any:
         """Run a ``Statement`` rendered for this connection's driver."""
@@ -185,11 +188,7 @@ class DriverConnection:
 
     def control(self, sql: str) -> None:
         """Run a transaction-control statement (never prepared: it takes no parameters)."""
-        try:
-            self.cursor.execute(sql)
-        except self.dialect_impl.loaded_dbapi.Error as error:
-            raise driver_error(self.invalidatable, self.dialect_impl, self.dbapi_connection,
-                               self.cursor, sql, {}, error) from error
+        self.execute(sql, None)
 
     def begin(self, one_statement: bool = False) -> None:
         """Begin a write transaction (see the class docstring for what each backend does)."""
