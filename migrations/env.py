@@ -9,7 +9,7 @@ from alembic import context
 
 from quizsvc.store.migrate import resolve_database_url
 from quizsvc.store.models import Base
-from quizsvc.store.session import make_engine
+from quizsvc.store.database import make_engine
 
 config = context.config
 target_metadata = Base.metadata

@@ -1,37 +1,28 @@
 """The ``quizsvc`` console script: one entry point, one sub-command group per package.
 
 Each package that offers commands exposes ``register(subparsers)`` in a ``commands`` module;
-this file only wires them together, so the ledger's commands never import Flask.
+this file only wires them together. A package's commands module imports what it needs when
+a command runs, so ``quizsvc ledger ...`` never imports Flask.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 from collections.abc import Sequence
 
-# (module, attribute) pairs; each registers its own sub-commands. Missing modules are skipped
-# so that a partial checkout still offers what it has.
-COMMAND_MODULES: tuple[str, ...] = (
-    "quizsvc.ledger.commands",
-    "quizsvc.bank.commands",
-    "quizsvc.store.commands",
-    "quizsvc.web.commands",
-)
+from quizsvc.bank import commands as bank_commands
+from quizsvc.ledger import commands as ledger_commands
+from quizsvc.store import commands as store_commands
+
+COMMAND_MODULES = (ledger_commands, bank_commands, store_commands)
 
 
 def build_parser() -> argparse.ArgumentParser:
     """Build the argument parser with every package's sub-commands registered."""
     parser = argparse.ArgumentParser(prog="quizsvc", description=__doc__.splitlines()[0])
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module_name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as error:
-            if error.name == module_name:
-                continue
-            raise
+    for module in COMMAND_MODULES:
         module.register(subparsers)
     return parser
 

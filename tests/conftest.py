@@ -9,70 +9,36 @@
   so tests never see each other's rows.
 - ``app`` / ``client`` / ``db``: the app bound to that connection (a fixed ``clock``, a
   seeded random source, the ``bank``), a test client, and an ORM session for assertions.
-- ``bank``: the real question bank when ``quizsvc.bank.load_bank`` exists, else ``FakeBank``.
+- ``bank``: the service tests' ``FakeBank`` (tests of the real bank load it themselves).
+- ``browser`` / ``new_browser`` / ``study``: API browsers (``tests.support.browsers``).
+
+Helpers live in ``tests/support/``; this file holds fixtures only.
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
-from pathlib import Path
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from sqlalchemy import Connection, Engine, text
-from sqlalchemy.engine import make_url
+from sqlalchemy import Connection, Engine
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
 from quizsvc import create_app
 from quizsvc.store import migrate
-from quizsvc.store.session import make_engine
-from tests.fake_bank import FakeBank
-
-DEFAULT_POSTGRES_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
-BACKENDS = ("sqlite", "postgresql")
-START = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)  # a Monday morning, UTC
-
-
-def postgres_url() -> str:
-    """Return the PostgreSQL URL the tests use."""
-    return os.environ.get("QUIZSVC_TEST_POSTGRES_URL", DEFAULT_POSTGRES_URL)
-
-
-def postgres_schema() -> str:
-    """Name this test run's own schema, so that concurrent runs on one database never meet."""
-    return f"quizsvc_test_{os.getpid()}"
-
-
-def create_schema(url: str, schema: str) -> None:
-    """Create an empty schema for this run (dropping a leftover of the same name)."""
-    admin = make_engine(url)
-    try:
-        with admin.connect() as connection:
-            connection.execute(text(f"DROP SCHEMA IF EXISTS {schema} CASCADE"))
-            connection.execute(text(f"CREATE SCHEMA {schema}"))
-            connection.commit()
-    finally:
-        admin.dispose()
-
-
-def drop_schema(engine: Engine, schema: str) -> None:
-    """Remove this run's schema."""
-    with engine.connect() as connection:
-        connection.execute(text(f"DROP SCHEMA IF EXISTS {schema} CASCADE"))
-        connection.commit()
-
-
-def unreachable(backend: str, error: Exception) -> None:
-    """Skip (locally) or fail (in CI) when PostgreSQL cannot be reached."""
-    reason = f"{backend} unreachable at {postgres_url()}: {type(error).__name__}"
-    if os.environ.get("CI"):
-        pytest.fail(f"{reason}; CI must run the PostgreSQL half", pytrace=False)
-    pytest.skip(reason)
+from quizsvc.store.database import make_engine
+from tests.support.browsers import ApiBrowser, Study
+from tests.support.clock import FakeClock
+from tests.support.databases import (
+    BACKENDS,
+    create_schema,
+    drop_schema,
+    postgres_schema,
+    postgres_url,
+    unreachable,
+)
+from tests.support.fake_bank import FakeBank
 
 
 @pytest.fixture(scope="session", params=BACKENDS)
@@ -100,34 +66,6 @@ def engine(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
     engine.dispose()
 
 
-@contextmanager
-def committed_database(backend: str, folder: Path, name: str) -> Iterator[str]:
-    """Yield the URL of a migrated database of its own, whose commits are real; drop it after.
-
-    For tests that need what the rolled-back ``connection`` cannot give: transactions that
-    commit, other connections seeing them, SQLite's writer lock. On SQLite a file in
-    ``folder``; on PostgreSQL a schema ``name`` + this process's id.
-    """
-    schema = None
-    if backend == "sqlite":
-        url = f"sqlite:///{folder / f'{name}.sqlite3'}"
-    else:
-        schema = f"{name}_{os.getpid()}"
-        create_schema(postgres_url(), schema)
-        url = make_url(postgres_url()).update_query_dict(
-            {"options": f"-c search_path={schema}"}).render_as_string(hide_password=False)
-    setup = make_engine(url)
-    try:
-        with setup.connect() as connection:
-            migrate.upgrade(connection, "head")
-            connection.commit()
-        yield url
-    finally:
-        if schema is not None:
-            drop_schema(setup, schema)
-        setup.dispose()
-
-
 @pytest.fixture
 def connection(engine: Engine) -> Iterator[Connection]:
     """Yield a connection inside an outer transaction that is rolled back after the test."""
@@ -138,35 +76,10 @@ def connection(engine: Engine) -> Iterator[Connection]:
             outer.rollback()
 
 
-@dataclass
-class FakeClock:
-    """A clock the tests move by hand (services never read the wall clock)."""
-
-    now: datetime = field(default_factory=lambda: START)
-
-    def __call__(self) -> datetime:
-        """Return the current fake time."""
-        return self.now
-
-    def advance(self, **delta: float) -> datetime:
-        """Move the clock forward by ``timedelta(**delta)`` and return the new time."""
-        self.now += timedelta(**delta)
-        return self.now
-
-
 @pytest.fixture
 def clock() -> FakeClock:
     """Return a fresh fake clock starting at ``START``."""
     return FakeClock()
-
-
-def real_bank() -> Any | None:
-    """Return the real question bank if it is installed yet."""
-    try:
-        from quizsvc.bank import load_bank
-    except ImportError:
-        return None
-    return load_bank()
 
 
 @pytest.fixture(scope="session")
@@ -214,3 +127,21 @@ def db(connection: Connection) -> Iterator[Session]:
 def backend(engine: Engine) -> str:
     """Return the backend name (``sqlite`` or ``postgresql``)."""
     return engine.dialect.name
+
+
+@pytest.fixture
+def new_browser(app: Any) -> Callable[[], ApiBrowser]:
+    """Return a factory of independent API browsers on the same app, each stored."""
+    return lambda: ApiBrowser(app)
+
+
+@pytest.fixture
+def browser(new_browser: Callable[[], ApiBrowser]) -> ApiBrowser:
+    """Return one API browser that has made its first state change (so it is stored)."""
+    return new_browser()
+
+
+@pytest.fixture
+def study(browser: ApiBrowser, db: Any, bank: Any) -> Study:
+    """Return a study helper for the default browser."""
+    return Study(browser, db, bank)

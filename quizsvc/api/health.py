@@ -8,25 +8,22 @@ from flask import current_app
 from sqlalchemy.exc import SQLAlchemyError
 
 from quizsvc.api.blueprint import ApiBlueprint
-from quizsvc.api.identity import without_identity
 from quizsvc.api.schemas import HealthSchema, ReadySchema
-from quizsvc.errors import ServiceError
+from quizsvc.errors import Unavailable
 from quizsvc.store import migrate
-from quizsvc.store.session import get_db, get_session
+from quizsvc.store.database import get_db, get_session
 
 blp = ApiBlueprint("health", __name__, description="Liveness and readiness probes")
 
 
-class NotReady(ServiceError):
+class NotReady(Unavailable):
     """Raise when the database is unreachable or not migrated to head."""
 
-    status = 503
     code = "not_ready"
 
 
 @blp.route("/healthz")
 @blp.response(200, HealthSchema)
-@without_identity
 def healthz() -> dict[str, Any]:
     """Say the process is up (touches nothing else)."""
     return {"status": "ok"}
@@ -35,7 +32,6 @@ def healthz() -> dict[str, Any]:
 @blp.route("/readyz")
 @blp.response(200, ReadySchema)
 @blp.alt_response(503, schema=ReadySchema, description="database unreachable or behind")
-@without_identity
 def readyz() -> dict[str, Any]:
     """Say whether the database is reachable and migrated to the newest revision."""
     head = current_app.extensions["quizsvc.migration_head"]

@@ -9,12 +9,25 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import fields, validate
 
-from quizsvc.api.services.catalog import LANGUAGES
-from quizsvc.api.services.portability import EXPORT_FORMAT
-from quizsvc.api.services.study import MODES
 from quizsvc.bank.model import QuestionKind
+from quizsvc.http.arguments import (  # noqa: F401  (the views take them from here)
+    AttemptCreateSchema,
+    DueQuerySchema,
+    ExplanationSchema,
+    ExportQuerySchema,
+    IdempotencyHeaderSchema,
+    LanguageQuerySchema,
+    LessonQuerySchema,
+    LinkRequestSchema,
+    PreviewQuerySchema,
+    RatingSchema,
+    SelfAssessmentPutSchema,
+    SessionCreateSchema,
+    StrictSchema,
+)
+from quizsvc.study.limits import MAX_EXPLANATION, MAX_IDEMPOTENCY_KEY, MAX_NOTE, MAX_REF
+from quizsvc.study.portability import EXPORT_FORMAT
 
-RATING_NAMES = ("again", "hard", "good", "easy")
 MAX_INT32 = 2**31 - 1  # the Integer columns' range on PostgreSQL
 STABILITY = validate.Range(min=0, max=1e6)  # days; fsrs caps intervals at 36500
 DIFFICULTY = validate.Range(min=1, max=10)  # fsrs keeps difficulty in [1, 10]
@@ -37,8 +50,9 @@ class ReadySchema(ma.Schema):
 class MeSchema(ma.Schema):
     """Who this browser is, as far as the browser needs to know."""
 
-    learner = fields.String(dump_only=True, metadata={
-        "description": "opaque learner handle: equal for linked browsers"})
+    learner = fields.String(dump_only=True, allow_none=True, metadata={
+        "description": "opaque learner handle: equal for linked browsers; null until "
+                       "this browser stores something"})
     linked = fields.Boolean(dump_only=True)
     csrf_token = fields.String(dump_only=True, metadata={
         "description": "the token to echo in X-CSRF-Token (same as the csrf_token cookie)"})
@@ -51,17 +65,6 @@ class LinkCodeSchema(ma.Schema):
     expires_at = fields.DateTime(dump_only=True)
 
 
-class LinkRequestSchema(ma.Schema):
-    """Link this browser to the learner who issued ``code``."""
-
-    code = fields.String(required=True, validate=validate.Length(min=1, max=64))
-
-
-class StrictSchema(ma.Schema):
-    """Refuse unknown keys (marshmallow's default, stated so nobody relaxes it by accident)."""
-
-    class Meta:
-        unknown = ma.RAISE
 
 
 AWARE = {"format": "iso"}  # naive datetimes are refused: every time here is UTC
@@ -91,10 +94,6 @@ class LessonSummarySchema(ma.Schema):
     kinds = fields.Dict(keys=fields.String(), values=fields.Integer(), dump_only=True)
 
 
-class LanguageQuerySchema(StrictSchema):
-    """Choose the lesson text's language (Chinese is the original)."""
-
-    lang = fields.String(load_default="zh", validate=validate.OneOf(LANGUAGES))
 
 
 class QuestionBriefSchema(ma.Schema):
@@ -119,12 +118,6 @@ class LessonTextSchema(ma.Schema):
         "description": "open questions this reading marked open-book"})
 
 
-class SessionCreateSchema(StrictSchema):
-    """Start a closed-book session."""
-
-    lesson = fields.String(required=True, validate=validate.Length(min=1, max=200))
-    mode = fields.String(load_default="review", validate=validate.OneOf(MODES))
-    size = fields.Integer(load_default=10, strict=True, validate=validate.Range(min=1, max=500))
 
 
 class SessionSchema(ma.Schema):
@@ -183,18 +176,8 @@ class NextItemSchema(ma.Schema):
     question = fields.Nested(ServedQuestionSchema, dump_only=True, allow_none=True)
 
 
-class AttemptCreateSchema(StrictSchema):
-    """Answer a served variant (``answer`` is null for a flashcard)."""
-
-    variant_id = fields.String(required=True, validate=validate.Length(min=1, max=64))
-    answer = fields.Raw(load_default=None, allow_none=True)
 
 
-class IdempotencyHeaderSchema(ma.Schema):
-    """The key that makes a retried answer return the first result."""
-
-    idempotency_key = fields.String(required=True, data_key="Idempotency-Key",
-                                    validate=validate.Length(min=1, max=200))
 
 
 class MisconceptionSchema(ma.Schema):
@@ -231,32 +214,17 @@ class AttemptSchema(ma.Schema):
     explanation_required = fields.Boolean(dump_only=True)
     rating = fields.String(dump_only=True, allow_none=True)
     rating_choices = fields.List(fields.String(), dump_only=True)
+    submitted_answer = fields.Raw(dump_only=True, allow_none=True, metadata={
+        "description": "the learner's own answer, as sent"})
     reveal = fields.Nested(RevealSchema, dump_only=True, allow_none=True)
 
 
-class ExplanationSchema(StrictSchema):
-    """Why the answer was wrong, in the learner's words."""
-
-    explanation = fields.String(required=True, validate=validate.Length(min=1, max=4000))
 
 
-class RatingSchema(StrictSchema):
-    """An fsrs rating: Hard/Good/Easy after a right answer, any of four for a card."""
-
-    rating = fields.String(required=True, validate=validate.OneOf(RATING_NAMES))
 
 
-class DueQuerySchema(StrictSchema):
-    """Filter the due report by lesson; cap the listed items."""
-
-    lesson = fields.String(validate=validate.Length(min=1, max=200))
-    limit = fields.Integer(load_default=20, validate=validate.Range(min=0, max=100))
 
 
-class LessonQuerySchema(StrictSchema):
-    """Filter by lesson."""
-
-    lesson = fields.String(validate=validate.Length(min=1, max=200))
 
 
 class DueCardSchema(ma.Schema):
@@ -340,12 +308,6 @@ class ProgressSchema(ma.Schema):
     calibration = fields.Nested(CalibrationSchema, dump_only=True)
 
 
-class SelfAssessmentPutSchema(StrictSchema):
-    """This browser's own rating of a question or section: 1 "not yet" .. 4 "solid"."""
-
-    rating = fields.Integer(required=True, strict=True, validate=validate.Range(min=1, max=4))
-    note = fields.String(load_default=None, allow_none=True,
-                         validate=validate.Length(max=2000))
 
 
 class SelfAssessmentSchema(ma.Schema):
@@ -365,19 +327,15 @@ class DeletedSchema(ma.Schema):
     deleted = fields.Integer(dump_only=True)
 
 
-class ExportQuerySchema(StrictSchema):
-    """Choose the export format: the JSON document or the fsrs-optimizer review-log CSV."""
-
-    format = fields.String(load_default="json", validate=validate.OneOf(("json", "fsrs-csv")))
 
 
 class ExportSelfAssessmentSchema(StrictSchema):
     """A self-assessment in an export document."""
 
-    ref = fields.String(required=True, validate=validate.Length(min=1, max=200))
+    ref = fields.String(required=True, validate=validate.Length(min=1, max=MAX_REF))
     ref_kind = fields.String(required=True, validate=validate.OneOf(("question", "section")))
     rating = fields.Integer(required=True, strict=True, validate=validate.Range(min=1, max=4))
-    note = fields.String(required=True, allow_none=True, validate=validate.Length(max=2000))
+    note = fields.String(required=True, allow_none=True, validate=validate.Length(max=MAX_NOTE))
     updated_at = fields.AwareDateTime(required=True, **AWARE)
 
 
@@ -385,8 +343,8 @@ class ExportAttemptSchema(StrictSchema):
     """An attempt in an export document; ``n`` numbers it for the review log's references."""
 
     n = fields.Integer(required=True, strict=True, validate=validate.Range(min=1, max=MAX_INT32))
-    question_id = fields.String(required=True, validate=validate.Length(min=1, max=200))
-    lesson = fields.String(required=True, validate=validate.Length(min=1, max=200))
+    question_id = fields.String(required=True, validate=validate.Length(min=1, max=MAX_REF))
+    lesson = fields.String(required=True, validate=validate.Length(min=1, max=MAX_REF))
     kind = fields.String(required=True, validate=validate.OneOf([k.value for k in QuestionKind]))
     seed = fields.Integer(required=True, strict=True, validate=validate.Range(min=0,
                                                                               max=2**63 - 1))
@@ -396,25 +354,26 @@ class ExportAttemptSchema(StrictSchema):
     correct = fields.Boolean(required=True, allow_none=True)
     score = fields.Float(required=True, allow_none=True, validate=validate.Range(min=0, max=1))
     misconception_id = fields.String(required=True, allow_none=True,
-                                     validate=validate.Length(max=200))
+                                     validate=validate.Length(max=MAX_REF))
     served_at = fields.AwareDateTime(required=True, **AWARE)
     submitted_at = fields.AwareDateTime(required=True, **AWARE)
     duration_ms = fields.Integer(required=True, strict=True,
                                  validate=validate.Range(min=0, max=MAX_INT32))
     closed_book = fields.Boolean(required=True)
     explanation = fields.String(required=True, allow_none=True,
-                                validate=validate.Length(max=4000))
+                                validate=validate.Length(max=MAX_EXPLANATION))
     explained_at = fields.AwareDateTime(required=True, allow_none=True, **AWARE)
     revealed_at = fields.AwareDateTime(required=True, allow_none=True, **AWARE)
-    idempotency_key = fields.String(required=True, validate=validate.Length(min=1, max=200))
+    idempotency_key = fields.String(required=True,
+                                    validate=validate.Length(min=1, max=MAX_IDEMPOTENCY_KEY))
     request_digest = fields.String(required=True, validate=validate.Length(equal=64))
 
 
 class ExportCardSchema(StrictSchema):
     """An fsrs card in an export document."""
 
-    question_id = fields.String(required=True, validate=validate.Length(min=1, max=200))
-    lesson = fields.String(required=True, validate=validate.Length(min=1, max=200))
+    question_id = fields.String(required=True, validate=validate.Length(min=1, max=MAX_REF))
+    lesson = fields.String(required=True, validate=validate.Length(min=1, max=MAX_REF))
     state = fields.Integer(required=True, strict=True, validate=validate.Range(min=1, max=3))
     step = fields.Integer(required=True, allow_none=True, strict=True,
                           validate=validate.Range(min=0, max=100))
@@ -428,7 +387,7 @@ class ExportCardSchema(StrictSchema):
 class ExportReviewLogSchema(StrictSchema):
     """One fsrs review in an export document, with the card state before it."""
 
-    question_id = fields.String(required=True, validate=validate.Length(min=1, max=200))
+    question_id = fields.String(required=True, validate=validate.Length(min=1, max=MAX_REF))
     attempt = fields.Integer(required=True, allow_none=True, strict=True,
                              validate=validate.Range(min=1, max=MAX_INT32))
     rating = fields.Integer(required=True, strict=True, validate=validate.Range(min=1, max=4))
@@ -449,8 +408,8 @@ class ExportReviewLogSchema(StrictSchema):
 class ExportMasterySchema(StrictSchema):
     """A mastery record in an export (re-derived by the policy on import, never trusted)."""
 
-    question_id = fields.String(required=True, validate=validate.Length(min=1, max=200))
-    lesson = fields.String(required=True, validate=validate.Length(min=1, max=200))
+    question_id = fields.String(required=True, validate=validate.Length(min=1, max=MAX_REF))
+    lesson = fields.String(required=True, validate=validate.Length(min=1, max=MAX_REF))
     mastered = fields.Boolean(required=True)
     mastered_at = fields.AwareDateTime(required=True, allow_none=True, **AWARE)
     evidence = fields.List(fields.Integer(strict=True, validate=validate.Range(
@@ -510,7 +469,16 @@ class TraceSchema(ma.Schema):
     final = fields.Dict(dump_only=True)
 
 
-class PreviewQuerySchema(StrictSchema):
-    """Which variant an author wants to see."""
 
-    seed = fields.Integer(required=True, validate=validate.Range(min=0, max=2**63 - 1))
+
+class ScenarioPlanSchema(ma.Schema):
+    """A simulator plan: the scenario, its target step and what to check there."""
+
+    scenario = fields.Dict(dump_only=True, metadata={"description": "a FORMAT.md scenario"})
+    target_step = fields.Integer(dump_only=True)
+    fillers = fields.List(fields.String(), dump_only=True, metadata={
+        "description": "ids of the warm-up-only requests"})
+    expected = fields.Dict(dump_only=True, metadata={
+        "description": "the state asked for at the target step, by request id"})
+    check_reached = fields.Boolean(dump_only=True, metadata={
+        "description": "whether the target state can be checked exactly (sync scheduling)"})

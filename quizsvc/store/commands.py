@@ -52,7 +52,7 @@ def run_downgrade(args: argparse.Namespace) -> int:
 def move_to_revision(args: argparse.Namespace, step: Any) -> int:
     """Run ``step(connection, args.revision)`` (an upgrade or a downgrade), commit, report."""
     from quizsvc.store import migrate
-    from quizsvc.store.session import make_engine
+    from quizsvc.store.database import make_engine
 
     url = database_url(args)
     engine = make_engine(url)
@@ -70,7 +70,7 @@ def move_to_revision(args: argparse.Namespace, step: Any) -> int:
 def run_current(args: argparse.Namespace) -> int:
     """Print the database's revision and the newest one; exit 1 if they differ."""
     from quizsvc.store import migrate
-    from quizsvc.store.session import make_engine
+    from quizsvc.store.database import make_engine
 
     engine = make_engine(database_url(args))
     try:
@@ -86,7 +86,7 @@ def run_current(args: argparse.Namespace) -> int:
 def run_backup(args: argparse.Namespace) -> int:
     """Write every table to a JSON file (``-`` for stdout)."""
     from quizsvc.store import backup
-    from quizsvc.store.session import make_engine
+    from quizsvc.store.database import make_engine
 
     engine = make_engine(database_url(args))
     try:
@@ -107,7 +107,7 @@ def run_backup(args: argparse.Namespace) -> int:
 def run_restore(args: argparse.Namespace) -> int:
     """Load a backup into an empty database migrated to the backup's revision."""
     from quizsvc.store import backup
-    from quizsvc.store.session import make_engine
+    from quizsvc.store.database import make_engine
 
     source = sys.stdin if args.file == "-" else open(args.file, encoding="utf-8")  # noqa: SIM115
     try:

@@ -5,7 +5,8 @@ The records the lesson keeps apart live in separate tables on purpose: ``self_as
 (per learner, written only by ``quizsvc.review.mastery``). fsrs state is stored in real columns
 (``review_card``) with its log (``review_log``), so due queues are plain indexed queries.
 
-Models hold no queries and never commit; the service functions in ``quizsvc.api.services`` do.
+Models hold no queries and never commit: the repositories in ``quizsvc.store`` hold the SQL
+and the use cases in ``quizsvc.study`` commit.
 ``migrations/`` is the schema: ``alembic check`` keeps these declarations and it in step.
 """
 

@@ -14,14 +14,34 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import urlencode
 
-from flask import Blueprint, Response, jsonify, redirect, render_template, request, url_for
+from flask import Blueprint, Response, redirect, render_template, request, url_for
 from werkzeug.wrappers import Response as BaseResponse
 
-from quizsvc.api.identity import current_context
-from quizsvc.api.services import catalog, progress, self_assessments, study
-from quizsvc.api.services import identity as identity_service
 from quizsvc.errors import Invalid, ServiceError
+from quizsvc.http.arguments import (
+    AnswerFormSchema,
+    ExplanationSchema,
+    LinkRequestSchema,
+    RatingSchema,
+    SelfAssessmentFormSchema,
+    SessionFormSchema,
+)
+from quizsvc.http.context import current_context
+from quizsvc.http.errors import status_of
+from quizsvc.http.parsing import FormInvalid, form_parser
 from quizsvc.review.calibration import RATING_LABELS
+from quizsvc.study import (
+    answering,
+    linking,
+    progress,
+    reviews,
+    sandbox,
+    self_assessments,
+    serving,
+    sessions,
+)
+from quizsvc.study import lessons as reading
+from quizsvc.study import simulator as plans
 from quizsvc.web import simulator as sim
 from quizsvc.web.forms import FormError, answer_from_form, position_field, vector_field
 from quizsvc.web.lesson import lesson_parts, source_anchors
@@ -100,6 +120,12 @@ def see_other(endpoint: str, anchor: str | None = None, **values: Any) -> BaseRe
     return redirect(url_for(endpoint, _anchor=anchor, **values), code=303)
 
 
+def parse_form(schema: Any) -> dict[str, Any]:
+    """Parse the posted form with an API schema (``FormInvalid`` names a refused field)."""
+    parsed: dict[str, Any] = form_parser.parse(schema, location="form")
+    return parsed
+
+
 def when(moment: datetime | None) -> str:
     """Format a UTC time for the pages (the service keeps every time in UTC)."""
     return moment.strftime("%Y-%m-%d %H:%M UTC") if moment else ""
@@ -133,7 +159,15 @@ def reason_filter(value: Any) -> str:
 @bp.errorhandler(ServiceError)
 def service_error(error: ServiceError) -> tuple[str, int]:
     """Show a service refusal (not found, conflict, CSRF...) as a page, with its status."""
-    return render_template("error.html", error=error), error.status
+    return render_template("error.html", error=error), status_of(error)
+
+
+@bp.errorhandler(FormInvalid)
+def form_invalid(error: FormInvalid) -> tuple[str, int]:
+    """Show a form the schema refused (a hand-made post: the pages' forms send valid fields)."""
+    field, reasons = next(iter(error.messages.items()))
+    refused = Invalid(field, "; ".join(reasons), location="form")
+    return render_template("error.html", error=refused), 422
 
 
 @bp.get("/")
@@ -148,30 +182,30 @@ def home() -> str:
 @bp.get("/lessons")
 def lessons() -> str:
     """List the lessons."""
-    return render_template("lessons.html", lessons=catalog.list_lessons(current_context()))
+    return render_template("lessons.html", lessons=reading.list_lessons(current_context()))
 
 
 @bp.get("/lessons/<lesson_id>")
 def lesson(lesson_id: str) -> str:
     """Show a lesson in the chosen language with per-section self-assessment.
 
-    Reading the lesson goes through ``catalog.read_lesson``, which marks any question this
+    Reading the lesson goes through ``reading.read_lesson``, which marks any question this
     learner has open as open-book: the closed-book rule holds for the page as for the API.
     """
     ctx = current_context()
     lang = current_lang()
-    reading = catalog.read_lesson(ctx, lesson_id, lang)
-    title = text_in(reading.title, lang)
+    text = reading.read_lesson(ctx, lesson_id, lang)
+    title = text_in(text.title, lang)
     ratings = {sa.ref: sa for sa in self_assessments.list_self_assessments(ctx)}
     return render_template(
         "lesson.html",
-        reading=reading,
+        reading=text,
         title=title,
-        parts=lesson_parts(reading.text, reading.sections, lang, title),
-        anchors=source_anchors(reading.questions),
+        parts=lesson_parts(text.text, text.sections, lang, title),
+        anchors=source_anchors(text.questions),
         ratings=ratings,
         saved=request.args.get("saved"),
-        presets={name: urlencode(sim.settings_query(p)) for name, p in sim.PRESETS.items()},
+        presets={name: urlencode(plans.settings_query(p)) for name, p in plans.PRESETS.items()},
         rating_levels=sorted(RATING_LABELS),
     )
 
@@ -180,13 +214,10 @@ def lesson(lesson_id: str) -> str:
 def self_assess(lesson_id: str) -> BaseResponse:
     """Save this browser's self-assessment of one lesson section (no-JavaScript form)."""
     ctx = current_context()
-    section = request.form.get("ref", "")
-    rating_text = request.form.get("rating", "")
-    if not rating_text.isdigit():
-        raise Invalid("rating", "must be 1 (not yet) .. 4 (solid)", location="form")
-    note = request.form.get("note") or None
-    self_assessments.put_self_assessment(ctx, section, int(rating_text), note)
-    return see_other("web.lesson", anchor=f"sa-{section}", lesson_id=lesson_id, saved=section)
+    form = parse_form(SelfAssessmentFormSchema())
+    self_assessments.put_self_assessment(ctx, form["ref"], form["rating"], form["note"])
+    return see_other("web.lesson", anchor=f"sa-{form['ref']}", lesson_id=lesson_id,
+                     saved=form["ref"])
 
 
 # ---------------------------------------------------------------- studying
@@ -195,11 +226,11 @@ def self_assess(lesson_id: str) -> BaseResponse:
 def start_page(mode: str, intro: str, title: str) -> str:
     """Show the form that starts a quiz, review or flashcard session, with due counts."""
     ctx = current_context()
-    lessons_found = catalog.list_lessons(ctx)
-    due = study.start_counts(ctx, mode)  # of the kinds this mode serves
+    lessons_found = reading.list_lessons(ctx)
+    due = sessions.start_counts(ctx, mode)  # of the kinds this mode serves
     return render_template("start.html", mode=mode, intro=intro, title=title,
                            lessons=lessons_found, due=due,
-                           max_size=int(ctx.config.get("MAX_SESSION_SIZE", 50)))
+                           max_size=ctx.limits.max_session_size)
 
 
 @bp.get("/quiz")
@@ -223,11 +254,9 @@ def flashcards() -> str:
 @bp.post("/study")
 def start_session() -> BaseResponse:
     """Start a session from the start form and go to its first question."""
-    size_text = request.form.get("size", "")
-    if not size_text.strip().isdigit():
-        raise Invalid("size", "must be a whole number", location="form")
-    started = study.start_session(current_context(), request.form.get("lesson", ""),
-                                  request.form.get("mode", ""), int(size_text))
+    form = parse_form(SessionFormSchema())
+    started = sessions.start_session(current_context(), form["lesson"], form["mode"],
+                                     form["size"])
     return see_other("web.session", session_id=started.id)
 
 
@@ -250,7 +279,7 @@ def question_page(item: Any, values: dict[str, Any] | None = None,
 @bp.get("/study/<session_id>")
 def session(session_id: str) -> str | tuple[str, int]:
     """Show the session's next question, or its summary once every question is answered."""
-    item = study.next_question(current_context(), session_id)
+    item = serving.next_question(current_context(), session_id)
     if item.done:
         return render_template("session_done.html", session=item.session)
     return question_page(item)
@@ -264,24 +293,23 @@ def answer(session_id: str) -> BaseResponse | tuple[str, int]:
     same form twice (a double click, a reload) is graded once.
     """
     ctx = current_context()
-    item = study.next_question(ctx, session_id)
-    variant_id = request.form.get("variant_id", "")
-    if item.done or item.question is None or item.question.variant_id != variant_id:
-        replayed = study.find_by_key(ctx, request.form.get("idempotency_key", ""))
-        if replayed is not None:
-            return see_other("web.attempt", session_id=session_id, attempt_id=replayed.id)
+    form = parse_form(AnswerFormSchema())
+    item = serving.next_question(ctx, session_id)
+    if item.done or item.question is None or item.question.variant_id != form["variant_id"]:
+        answered = answering.attempt_by_key(ctx, form["idempotency_key"])
+        if answered is not None:  # posted twice: go on to the first post's result
+            return see_other("web.attempt", session_id=session_id, attempt_id=answered)
         return see_other("web.session", session_id=session_id)
     served = item.question
     values = request.form.to_dict(flat=False)
     try:
         given = answer_from_form(served.input.type, served.input.length, option_ids(served),
                                  request.form)
-        result = study.submit_attempt(ctx, variant_id, given,
-                                      request.form.get("idempotency_key", ""))
+        result = answering.submit(ctx, form["variant_id"], given, form["idempotency_key"])
     except FormError as error:
         return question_page(item, values, (error.field, error.reason), 422)
     except Invalid as error:
-        return question_page(item, values, (error.field, error.reason), 422)
+        return question_page(item, values, (error.field, error.detail), 422)
     return see_other("web.attempt", session_id=session_id, attempt_id=result.id)
 
 
@@ -289,8 +317,8 @@ def attempt_page(session_id: str, attempt_id: int, error: tuple[str, str] | None
                  status: int = 200) -> tuple[str, int]:
     """Render an attempt's result: the reveal only once it has been earned."""
     ctx = current_context()
-    result = study.get_attempt(ctx, attempt_id)
-    served = study.attempt_question(ctx, attempt_id)
+    result = answering.get_attempt(ctx, attempt_id)
+    served = answering.attempt_question(ctx, attempt_id)
     return render_template(
         "attempt.html", result=result, served=served, session_id=session_id, error=error,
         lesson_url=lesson_url(result.reveal.lesson_link) if result.reveal else None,
@@ -308,10 +336,13 @@ def attempt(session_id: str, attempt_id: int) -> tuple[str, int]:
 def explain(session_id: str, attempt_id: int) -> BaseResponse | tuple[str, int]:
     """Record why a wrong answer was wrong, which reveals the answer and solution."""
     try:
-        study.explain_attempt(current_context(), attempt_id,
-                              request.form.get("explanation", ""))
+        form = parse_form(ExplanationSchema())
+        answering.explain_attempt(current_context(), attempt_id, form["explanation"])
+    except FormInvalid as error:
+        field, reasons = next(iter(error.messages.items()))
+        return attempt_page(session_id, attempt_id, (field, "; ".join(reasons)), 422)
     except Invalid as error:
-        return attempt_page(session_id, attempt_id, (error.field, error.reason), 422)
+        return attempt_page(session_id, attempt_id, (error.field, error.detail), 422)
     return see_other("web.attempt", session_id=session_id, attempt_id=attempt_id,
                      anchor="reveal")
 
@@ -319,7 +350,8 @@ def explain(session_id: str, attempt_id: int) -> BaseResponse | tuple[str, int]:
 @bp.post("/study/<session_id>/attempts/<int:attempt_id>/rating")
 def rate(session_id: str, attempt_id: int) -> BaseResponse:
     """Rate the review (Hard/Good/Easy, or four buttons for a card), then go on."""
-    study.rate_attempt(current_context(), attempt_id, request.form.get("rating", ""))
+    form = parse_form(RatingSchema())
+    reviews.rate_attempt(current_context(), attempt_id, form["rating"])
     return see_other("web.session", session_id=session_id)
 
 
@@ -356,7 +388,7 @@ def progress_page() -> str:
     summary = progress.progress_report(ctx)
     due = progress.due_reviews(ctx, limit=0)
     peak = max([day.count for day in due.forecast] + [1])
-    titles = {qid: q.title for qid, q in catalog.index(ctx.bank).questions.items()}
+    titles = {qid: q.title for qid, q in ctx.index.questions.items()}
     return render_template("progress.html", summary=summary, due=due, peak=peak,
                            mastery=progress.list_mastery(ctx), titles=titles)
 
@@ -365,16 +397,16 @@ def progress_page() -> str:
 def link() -> str:
     """Show the two halves of linking: make a code here, or enter one from elsewhere."""
     return render_template("link.html", issued=None, linked=False, error=None,
-                           shared=identity_service.is_linked(current_context()))
+                           shared=linking.is_linked(current_context()))
 
 
 @bp.post("/link/code")
 def link_code() -> str:
     """Make a one-time code and show it (only now: the server keeps only its hash)."""
     ctx = current_context()
-    issued = identity_service.create_link_code(ctx)
+    issued = linking.create_link_code(ctx)
     return render_template("link.html", issued=issued, linked=False, error=None,
-                           shared=identity_service.is_linked(ctx))
+                           shared=linking.is_linked(ctx))
 
 
 @bp.post("/link/redeem")
@@ -382,61 +414,42 @@ def link_redeem() -> tuple[str, int]:
     """Join this browser to the learner who made the code."""
     ctx = current_context()
     try:
-        identity_service.redeem_link_code(ctx, request.form.get("code", ""))
+        form = parse_form(LinkRequestSchema())
+        linking.redeem_link_code(ctx, form["code"])
+    except FormInvalid as error:
+        field, reasons = next(iter(error.messages.items()))
+        return render_template("link.html", issued=None, linked=False,
+                               error=(field, "; ".join(reasons)), shared=False), 422
     except Invalid as error:
         return render_template("link.html", issued=None, linked=False,
-                               error=(error.field, error.reason), shared=False), 422
+                               error=(error.field, error.detail), shared=False), 422
     return render_template("link.html", issued=None, linked=True, error=None,
                            shared=True), 200
 
 
 def _form_values(form: dict[str, str]) -> dict[str, str]:
     """Return the values the simulator form shows: the defaults overlaid by what was sent."""
-    values = sim.settings_query(sim.DEFAULT_SETTINGS)
+    values = plans.settings_query(plans.DEFAULT_SETTINGS)
     values.update({k: v for k, v in form.items() if k in values})
     return values
-
-
-def run_simulation(settings: sim.SimulatorSettings) -> dict[str, Any]:
-    """Plan and replay one simulator run through the ledger, for the no-JavaScript page.
-
-    Returns the plan, its step views and any mismatch; a scenario the ledger rejects or a
-    configuration on which vLLM itself crashes becomes an error naming the field.
-    """
-    from quizsvc.ledger import ScenarioError, SchedulerCrash, replay
-
-    plan = sim.plan_scenario(settings)
-    try:
-        trace = replay(plan.scenario)
-    except ScenarioError as error:
-        raise sim.SettingsError(str(getattr(error, "field", "scenario")),
-                                str(getattr(error, "reason", error))) from error
-    except SchedulerCrash as error:
-        raise sim.SettingsError(
-            "long_prefill_token_threshold",
-            f"vLLM 0.33.0's scheduler itself fails on this configuration: {error}",
-        ) from error
-    mismatches = (
-        sim.reached_mismatches(trace, plan) if settings.scheduling == "sync" else []
-    )
-    return {"plan": plan, "steps": sim.step_views(trace, plan), "mismatches": mismatches}
 
 
 @bp.get("/simulator")
 def simulator() -> tuple[str, int]:
     """Show the simulator: its form, and the replayed steps for the settings in the query.
 
-    A GET form, because running the simulator changes nothing on the server: the URL of a
-    run is shareable and the no-JavaScript page needs no CSRF token.
+    A GET form: the URL of a run is shareable and the no-JavaScript page needs no CSRF token.
     """
     form = {k: v for k, v in request.args.to_dict(flat=True).items() if k != "lang"}
     errors: dict[str, str] = {}
     result: dict[str, Any] | None = None
     settings = None
     try:
-        settings = sim.parse_settings(form)
-        result = run_simulation(settings)
-    except sim.SettingsError as error:
+        settings = plans.parse_settings(form)
+        run = sandbox.run_settings(settings)
+        result = {"plan": run.plan, "steps": sim.step_views(run.trace, run.plan),
+                  "mismatches": run.mismatches}
+    except plans.SettingsError as error:
         errors[error.field] = error.reason
     return render_template(
         "simulator.html",
@@ -445,41 +458,17 @@ def simulator() -> tuple[str, int]:
         result=result,
         settings=settings,
         presets=[
-            (name, sim.PRESET_TITLES[name], urlencode(sim.settings_query(preset)))
-            for name, preset in sim.PRESETS.items()
+            (name, plans.PRESET_TITLES[name], urlencode(plans.settings_query(preset)))
+            for name, preset in plans.PRESETS.items()
         ],
         field_label=lambda name: field_label(name, current_lang()),
-        limits={**sim.GLOBAL_LIMITS, **sim.REQUEST_LIMITS},
-        slider_max=sim.SLIDER_MAX,
-        request_ids=sim.REQUEST_IDS,
-        method_options=[(m, m) for m in sim.SPEC_METHODS],
+        limits={**plans.GLOBAL_LIMITS, **plans.REQUEST_LIMITS},
+        slider_max=plans.SLIDER_MAX,
+        request_ids=plans.REQUEST_IDS,
+        method_options=[(m, m) for m in plans.SPEC_METHODS],
         scenario_json=json.dumps(result["plan"].scenario, indent=1) if result else "",
         ui={k: say(k, current_lang()) for k in UI},
     ), (422 if errors else 200)
-
-
-@bp.get("/simulator/plan")
-def simulator_plan() -> tuple[Response, int]:
-    """Return the scenario (warm-up steps included) for simulator settings, as JSON.
-
-    The page's script posts this scenario to ``POST /api/simulate``, so the warm-up is built in
-    one place only. Errors use the service's envelope with the field under ``errors.query``.
-    """
-    form = request.args.to_dict(flat=True)
-    form.pop("lang", None)
-    try:
-        settings = sim.parse_settings(form)
-        plan = sim.plan_scenario(settings)
-    except sim.SettingsError as error:
-        return jsonify({
-            "code": "validation_error",
-            "status": 422,
-            "message": f"{error.field}: {error.reason}",
-            "errors": {"query": {error.field: [error.reason]}},
-        }), 422
-    body = plan.to_dict()
-    body["check_reached"] = settings.scheduling == "sync"
-    return jsonify(body), 200
 
 
 def field_id(name: str) -> str:

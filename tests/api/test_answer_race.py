@@ -21,12 +21,13 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from quizsvc import create_app
-from quizsvc.api.services import study as study_service
+from quizsvc.store import answers
+from quizsvc.store.database import READ_ONLY, make_engine
 from quizsvc.store.models import Attempt, Learner, ReviewLog
-from quizsvc.store.session import READ_ONLY, make_engine
-from tests.api.support import ApiBrowser, Study
-from tests.conftest import committed_database
-from tests.fake_bank import LESSON_ID
+from quizsvc.study import answering
+from tests.support.browsers import ApiBrowser, Study
+from tests.support.databases import committed_database
+from tests.support.fake_bank import LESSON_ID
 
 
 @pytest.fixture
@@ -46,17 +47,17 @@ def committed(app_config: dict[str, Any], backend: str, tmp_path: Path
 @pytest.fixture
 def meanwhile(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     """Run the queued callables in another thread after the next answer's read."""
-    real = study_service.decide_answer
+    real = answering.decide
     pending: list[Any] = []
 
-    def decide_answer(*args: Any) -> Any:
+    def decide(*args: Any) -> Any:
         while pending:
             thread = threading.Thread(target=pending.pop(0))
             thread.start()
             thread.join()
         return real(*args)
 
-    monkeypatch.setattr(study_service, "decide_answer", decide_answer)
+    monkeypatch.setattr(answering, "decide", decide)
     return pending
 
 
@@ -119,8 +120,8 @@ def test_a_concurrent_review_of_the_learner_sends_the_answer_through_the_locked_
             other.commit()
 
     locked: list[int] = []
-    real_lock = study_service.lock_learner_on
-    monkeypatch.setattr(study_service, "lock_learner_on",
+    real_lock = answers.lock_learner
+    monkeypatch.setattr(answers, "lock_learner",
                         lambda db, learner: (locked.append(1), real_lock(db, learner))[1])
     meanwhile.append(bump)
     response = study.answer(vid, study.right_answer(vid))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sqlalchemy import exc as sa_exc
 
-from quizsvc.errors import database_unreachable
+from quizsvc.http.errors import database_unreachable
 
 
 def test_a_connection_invalidated_mid_transaction_counts_as_unreachable() -> None:

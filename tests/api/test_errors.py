@@ -6,9 +6,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.fake_bank import LESSON_ID
+from tests.support.fake_bank import LESSON_ID
 
-ENVELOPE = {"code", "status", "message", "errors"}
+ENVELOPE = {"code", "status", "reason", "message", "errors"}
 
 
 def assert_envelope(response, status):
@@ -37,7 +37,7 @@ def test_a_form_body_where_json_is_expected_is_422_naming_the_missing_field(brow
 
 def test_an_oversized_body_is_413(app_config, connection):
     from quizsvc import create_app
-    from tests.api.support import ApiBrowser
+    from tests.support.browsers import ApiBrowser
 
     app = create_app({**app_config, "MAX_CONTENT_LENGTH": 1000})
     app.extensions["quizsvc.db"].bind_to_connection(connection)

@@ -36,14 +36,15 @@ def test_readyz_is_503_when_the_database_is_unreachable(tmp_path):
     response = app.test_client().get("/readyz")
     assert response.status_code == 503
     assert response.json == {
-        "code": "not_ready", "status": 503, "message": "The database is unreachable.",
+        "code": "not_ready", "status": 503, "reason": "not_ready",
+        "message": "The database is unreachable.",
         "errors": {"database": ["OperationalError"]}}
 
 
 def test_unknown_url_uses_the_envelope(client):
     response = client.get("/api/no-such-thing")
     assert response.status_code == 404
-    assert set(response.json) == {"code", "status", "message", "errors"}
+    assert set(response.json) == {"code", "status", "reason", "message", "errors"}
     assert response.json["code"] == "not_found"
 
 

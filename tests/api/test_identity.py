@@ -18,9 +18,19 @@ def test_first_request_sets_an_httponly_lax_browser_cookie_of_at_least_128_bits(
     header = cookie_header(response, "quizsvc_browser")
     assert "HttpOnly" in header and "SameSite=Lax" in header and "Secure" not in header
     token = client.get_cookie("quizsvc_browser").value
-    assert len(token) * 6 >= 128
+    assert len(token.split(".")[0]) * 6 >= 128
+
+
+def test_reading_stores_nothing_and_the_first_write_stores_only_the_cookie_s_hash(client, db):
+    for url in ("/api/me", "/", "/api/progress", "/quiz", "/api/reviews/due", "/progress"):
+        assert client.get(url).status_code == 200
+    assert db.scalars(select(Browser.token_hash)).all() == []
+    token = client.get_cookie("quizsvc_browser").value
+    csrf = client.get_cookie("csrf_token").value
+    assert client.post("/api/link-codes", headers={"X-CSRF-Token": csrf}).status_code == 201
     stored = db.scalars(select(Browser.token_hash)).all()
     assert token not in stored and len(stored) == 1
+    assert client.get_cookie("quizsvc_browser").value == token  # the cookie it was given
 
 
 def test_csrf_cookie_is_readable_by_scripts_and_matches_me(client):
@@ -37,6 +47,10 @@ def test_cookies_are_secure_when_configured(app_config, connection):
     app.extensions["quizsvc.db"].bind_to_connection(connection)
     response = app.test_client().get("/api/me")
     assert all("Secure" in h for h in response.headers.getlist("Set-Cookie"))
+
+
+def test_a_browser_that_stored_nothing_has_no_learner_yet(client):
+    assert client.get("/api/me").json["learner"] is None
 
 
 def test_second_request_keeps_the_same_learner(client):

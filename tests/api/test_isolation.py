@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.fake_bank import LESSON_ID
+from tests.support.fake_bank import LESSON_ID
 
 
 @dataclass
@@ -30,7 +30,7 @@ class Alice:
 
 @pytest.fixture
 def alice(new_browser, db, bank):
-    from tests.api.support import Study
+    from tests.support.browsers import Study
 
     browser = new_browser()
     study = Study(browser, db, bank)
@@ -187,6 +187,11 @@ def guess_a_code(mallory, a):
 def simulate(mallory, a):
     status(200)(mallory.post("/api/simulate", json={"requests": [
         {"id": "A", "prompt_len": 3, "max_tokens": 1}]}))
+
+
+@attack("GET", "/api/simulator/plan")
+def plan_a_scenario(mallory, a):
+    status(200)(mallory.get("/api/simulator/plan?A.state=running"))
 
 
 @attack("GET", "/api/author/variants/<string:question_id>")

@@ -7,7 +7,7 @@ import io
 
 import pytest
 
-from tests.fake_bank import LESSON_ID
+from tests.support.fake_bank import LESSON_ID
 
 
 @pytest.fixture

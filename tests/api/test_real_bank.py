@@ -11,8 +11,8 @@ import pytest
 
 from quizsvc import create_app
 from quizsvc.bank import load_bank
-from tests.api.support import ApiBrowser, Study
 from tests.api.test_study_flow import SECRET_KEYS, keys_in
+from tests.support.browsers import ApiBrowser, Study
 
 GRADED = {"numeric", "choice", "multi", "order", "anchor"}
 

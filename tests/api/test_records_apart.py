@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from sqlalchemy import select
 
 from quizsvc.store.models import Mastery
-from tests.fake_bank import LESSON_ID
+from tests.support.fake_bank import LESSON_ID
 
 # ---------------------------------------------------------------- self-assessments
 
@@ -129,8 +129,8 @@ def serve_directly(db, browser, question_id, now):
     """Serve a flashcard variant without a session, so no graded question is in the way."""
     import secrets
 
-    from quizsvc.api.services.identity import digest
     from quizsvc.store.models import Browser, ServedVariant
+    from quizsvc.study.linking import digest
 
     token = browser.client.get_cookie("quizsvc_browser").value
     learner_id = db.scalars(select(Browser.learner_id).where(
@@ -262,9 +262,9 @@ def test_the_sql_forecast_equals_the_pure_one(db, browser, clock):
     import random
     from datetime import timedelta
 
-    from quizsvc.api.services.identity import digest
     from quizsvc.review import scheduling
     from quizsvc.store.models import Browser, ReviewCard
+    from quizsvc.study.linking import digest
 
     token = browser.client.get_cookie("quizsvc_browser").value
     learner_id = db.scalars(select(Browser.learner_id).where(

@@ -77,7 +77,7 @@ def test_a_scenario_that_is_not_an_object_is_422(browser, body):
 
 def test_bounds_come_from_configuration(app_config, connection, new_browser):
     from quizsvc import create_app
-    from tests.api.support import ApiBrowser
+    from tests.support.browsers import ApiBrowser
 
     app = create_app({**app_config, "SIMULATE_MAX_REQUESTS": 1})
     app.extensions["quizsvc.db"].bind_to_connection(connection)

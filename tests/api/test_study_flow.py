@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import func, select
 
 from quizsvc.store.models import Attempt, ReviewCard, ReviewLog, ServedVariant
-from tests.fake_bank import LESSON_ID
+from tests.support.fake_bank import LESSON_ID
 
 SECRET_KEYS = {"answer", "seed", "scenario", "solution", "misconceptions", "answer_ref",
                "correct_answer", "extra"}

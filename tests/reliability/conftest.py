@@ -25,8 +25,8 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
 
 from quizsvc.store import migrate
-from quizsvc.store.session import make_engine
-from tests.conftest import create_schema, drop_schema, postgres_url, unreachable
+from quizsvc.store.database import make_engine
+from tests.support.databases import create_schema, drop_schema, postgres_url, unreachable
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA_NUMBERS = itertools.count(1)

@@ -20,9 +20,9 @@ from sqlalchemy.orm import Session
 
 from quizsvc import create_app
 from quizsvc.cli import main
-from tests.api.support import ApiBrowser, Study
-from tests.conftest import create_schema, drop_schema, postgres_url
 from tests.reliability.conftest import LiveDatabase, schema_url
+from tests.support.browsers import ApiBrowser, Study
+from tests.support.databases import create_schema, drop_schema, postgres_url
 
 LESSON = "vllm-v1-ledger"
 SECRET = "backup-test-secret"
@@ -120,7 +120,7 @@ def empty_pg() -> Iterator[Any]:
 
     yield make
     if made:
-        from quizsvc.store.session import make_engine
+        from quizsvc.store.database import make_engine
 
         engine = make_engine(postgres_url())
         for schema in made:

@@ -16,12 +16,12 @@ import pytest
 from sqlalchemy import select
 
 from quizsvc import create_app
-from quizsvc.api.services.identity import digest
 from quizsvc.store.models import Browser, ServedVariant
-from tests.api.support import ApiBrowser
+from quizsvc.study.linking import digest
+from tests.support.browsers import ApiBrowser
 
 LESSON = "vllm-v1-ledger"
-ENVELOPE = {"code", "status", "message", "errors"}
+ENVELOPE = {"code", "status", "reason", "message", "errors"}
 # Text a learner might type, from every corner of Unicode a database could mangle.
 UNICODE = [
     "调度账本：token_budget 与 num_computed_tokens",

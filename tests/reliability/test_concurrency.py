@@ -30,7 +30,7 @@ from sqlalchemy import select
 from quizsvc.review import scheduling
 from quizsvc.review.scheduling import CardState, ReviewRating
 from quizsvc.store.models import Attempt, ReviewCard, ReviewLog, ServedVariant
-from tests.reliability.support import HttpBrowser, Oracle, Service, learner_id, serve
+from tests.support.reliability import HttpBrowser, Oracle, Service, learner_id, serve
 
 WORKERS = 4
 LESSON = "vllm-v1-ledger"

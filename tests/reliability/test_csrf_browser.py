@@ -20,9 +20,9 @@ from werkzeug.serving import make_server
 
 from quizsvc import create_app
 from quizsvc.store import migrate
+from quizsvc.store.database import make_engine
 from quizsvc.store.models import LinkCode, StudySession
-from quizsvc.store.session import make_engine
-from tests.chromium import launch_chromium
+from tests.support.chromium import launch_chromium
 
 pytestmark = pytest.mark.browser
 

@@ -26,7 +26,7 @@ from hypothesis.errors import Unsatisfiable
 from schemathesis.generation.modes import GenerationMode
 
 from quizsvc import create_app
-from tests.api.support import ApiBrowser, Study
+from tests.support.browsers import ApiBrowser, Study
 
 LESSON = "vllm-v1-ledger"
 AUTHOR_TOKEN = "fuzz-author-token"

@@ -21,8 +21,8 @@ import pytest
 
 from quizsvc.store import backup
 from quizsvc.store.models import ServedVariant
-from tests.api.support import FormBrowser
-from tests.reliability.support import form_for, wrong_answer
+from tests.support.browsers import FormBrowser
+from tests.support.reliability import form_for, wrong_answer
 
 LESSON = "vllm-v1-ledger"
 SECTION_NOTE = "alice's own words"
@@ -207,11 +207,6 @@ def guess_a_code(mallory, a):
 @attack("GET", "/simulator")
 def simulator(mallory, a):
     status(mallory.get("/simulator"), 200)
-
-
-@attack("GET", "/simulator/plan")
-def simulator_plan(mallory, a):
-    assert mallory.get("/simulator/plan").status_code == 200
 
 
 def page_routes(app: Any) -> set[tuple[str, str]]:

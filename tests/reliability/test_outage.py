@@ -30,7 +30,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import SQLAlchemyError
 
 from quizsvc.store.models import Attempt
-from tests.reliability.support import HttpBrowser, Oracle, Reply, Service, learner_id, serve
+from tests.support.reliability import HttpBrowser, Oracle, Reply, Service, learner_id, serve
 
 pytestmark = pytest.mark.skipif(
     os.environ.get("QUIZSVC_TEST_OUTAGE") != "1",

@@ -13,7 +13,7 @@ from typing import Any
 from quizsvc import create_app
 from quizsvc.bank.errors import BankError
 from quizsvc.store.models import ServedVariant
-from tests.api.support import ApiBrowser
+from tests.support.browsers import ApiBrowser
 
 LESSON = "vllm-v1-ledger"
 

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from quizsvc.store import backup, migrate
-from tests.api.support import ApiBrowser, Study
-from tests.fake_bank import LESSON_ID
+from tests.support.browsers import ApiBrowser, Study
+from tests.support.fake_bank import LESSON_ID
 
 
 def populate(app, db, bank):

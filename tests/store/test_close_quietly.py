@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from sqlalchemy.exc import OperationalError
 
-from quizsvc.store.session import close_quietly
+from quizsvc.store.database import close_quietly
 
 
 class DroppedConnectionSession:

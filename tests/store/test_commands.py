@@ -27,7 +27,7 @@ def test_upgrade_current_and_downgrade(urls, capsys):
 
 def test_backup_and_restore_between_two_databases(urls, tmp_path, capsys):
     from quizsvc import create_app
-    from tests.api.support import ApiBrowser
+    from tests.support.browsers import ApiBrowser
 
     source, target = urls
     for url in urls:

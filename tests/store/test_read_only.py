@@ -14,9 +14,9 @@ from sqlalchemy import insert, select, text
 from sqlalchemy.orm import Session
 
 from quizsvc.store import migrate
+from quizsvc.store.database import begin_read_only, make_engine
 from quizsvc.store.models import Learner
-from quizsvc.store.session import begin_read_only, make_engine
-from tests.conftest import postgres_schema
+from tests.support.databases import postgres_schema
 
 NOW = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
 

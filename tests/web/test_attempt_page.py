@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from tests.api.support import ApiBrowser, Study
-from tests.fake_bank import LESSON_ID
+from tests.support.browsers import ApiBrowser, Study
+from tests.support.fake_bank import LESSON_ID
 
 
 @pytest.fixture

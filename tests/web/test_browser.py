@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.web import steps
+from tests.support import pages as steps
 from tests.web.conftest import LiveServer
 
 pytestmark = pytest.mark.browser

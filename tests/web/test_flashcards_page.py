@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tests.fake_bank import LESSON_ID, FakeBank, flashcard_bank
+from tests.support.fake_bank import LESSON_ID, FakeBank, flashcard_bank
 
 
 @pytest.fixture

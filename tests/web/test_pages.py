@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from quizsvc.store.models import ServedVariant
-from tests.api.support import FormBrowser
-from tests.fake_bank import LESSON_ID
+from tests.support.browsers import FormBrowser
+from tests.support.fake_bank import LESSON_ID
 
 PAGES = ["/", "/lessons", f"/lessons/{LESSON_ID}", f"/lessons/{LESSON_ID}?lang=en", "/quiz",
          "/review", "/flashcards", "/simulator", "/progress", "/link"]
@@ -406,11 +406,11 @@ def test_a_bad_simulator_field_is_a_422_naming_it(learner: Learner) -> None:
 
 
 def test_the_plan_endpoint_returns_the_scenario_or_the_field(learner: Learner) -> None:
-    plan = learner.get("/simulator/plan").json
+    plan = learner.get("/api/simulator/plan").json
     assert plan["target_step"] == 2 and plan["fillers"] == ["f1"]
     trace = learner.client.post("/api/simulate", json=plan["scenario"],
                                 headers={"X-CSRF-Token": learner.csrf}).json
     step = next(s for s in trace["steps"] if s["step"] == 2)
     assert step["schedule"]["num_scheduled_tokens"] == {"A": 1, "B": 6, "C": 1}
-    bad = learner.get("/simulator/plan?A.state=flying")
+    bad = learner.get("/api/simulator/plan?A.state=flying")
     assert bad.status_code == 422 and "A.state" in bad.json["errors"]["query"]

@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 
 from quizsvc.bank import grading
+from quizsvc.study import simulator as sim
 from quizsvc.web import forms
-from quizsvc.web import simulator as sim
 from quizsvc.web.reasons import REASONS_ZH, reason_in
-from tests.fake_bank import LESSON_ID
+from tests.support.fake_bank import LESSON_ID
 
 
 @pytest.mark.parametrize(("english", "chinese"), [

@@ -5,21 +5,23 @@ from __future__ import annotations
 import pytest
 
 from quizsvc.ledger import replay
-from quizsvc.web import simulator as sim
-from quizsvc.web.simulator import RequestSetting, SettingsError, SimulatorSettings
+from quizsvc.study import simulator as sim
+from quizsvc.study.limits import Limits
+from quizsvc.study.simulator import RequestSetting, SettingsError, SimulatorSettings
+from quizsvc.web import simulator as page_views
 
 
-def run(settings: SimulatorSettings) -> tuple[sim.ScenarioPlan, dict, list[sim.StepView]]:
+def run(settings: SimulatorSettings) -> tuple[sim.ScenarioPlan, dict, list[page_views.StepView]]:
     plan = sim.plan_scenario(settings)
     trace = replay(plan.scenario)
-    return plan, trace, sim.step_views(trace, plan)
+    return plan, trace, page_views.step_views(trace, plan)
 
 
-def target(views: list[sim.StepView]) -> sim.StepView:
+def target(views: list[page_views.StepView]) -> page_views.StepView:
     return next(v for v in views if v.kind == "target")
 
 
-def rows(view: sim.StepView) -> dict[str, sim.RequestRow]:
+def rows(view: page_views.StepView) -> dict[str, page_views.RequestRow]:
     return {row.id: row for row in view.rows}
 
 
@@ -42,7 +44,7 @@ def test_the_spec_preset_rolls_back_the_two_rejected_drafts() -> None:
     assert (row.computed_before, row.computed_after_schedule, row.computed_after_update) == (
         10, 14, 12)
     assert (row.tokens_after, row.gap_after) == (13, 1)
-    assert row.bar == sim.Bar(computed=10, scheduled=1, drafts_kept=1, rolled_back=2,
+    assert row.bar == page_views.Bar(computed=10, scheduled=1, drafts_kept=1, rolled_back=2,
                               unscheduled=0)
 
 
@@ -147,7 +149,7 @@ def test_settings_round_trip_through_the_query_string() -> None:
 
 
 def test_every_scenario_fits_the_sandbox_bounds() -> None:
-    from quizsvc.api.services import sandbox
+    from quizsvc.study import sandbox
 
     for preset in sim.PRESETS.values():
-        sandbox.check_bounds(sim.plan_scenario(preset).scenario, {})
+        sandbox.check_bounds(sim.plan_scenario(preset).scenario, Limits())

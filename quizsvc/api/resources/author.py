@@ -14,20 +14,13 @@ from flask import current_app, request
 from flask.views import MethodView
 
 from quizsvc.api.blueprint import ApiBlueprint
-from quizsvc.api.identity import get_bank, without_identity
 from quizsvc.api.schemas import PreviewQuerySchema
-from quizsvc.api.services import author
-from quizsvc.errors import NotFound, ServiceError
+from quizsvc.errors import NotFound, Unauthorized
+from quizsvc.extensions import runtime
+from quizsvc.study import author
 
 blp = ApiBlueprint("author", __name__, url_prefix="/api/author",
                    description="Author-only previews (Authorization: Bearer <token>)")
-
-
-class Unauthorized(ServiceError):
-    """Raise when the author token is missing or wrong."""
-
-    status = 401
-    code = "unauthorized"
 
 
 def require_author(view: Callable[..., Any]) -> Callable[..., Any]:
@@ -37,13 +30,14 @@ def require_author(view: Callable[..., Any]) -> Callable[..., Any]:
     def guarded(*args: Any, **kwargs: Any) -> Any:
         token = current_app.config.get("AUTHOR_TOKEN")
         if not token:
-            raise NotFound("Author views are not enabled.")
+            raise NotFound("Author views are not enabled.", reason="author_disabled")
         given = request.headers.get("Authorization", "")
         scheme, _, value = given.partition(" ")
-        if scheme.lower() != "bearer" or not hmac.compare_digest(value.encode(),
-                                                                  token.encode()):
+        if scheme.lower() != "bearer" or not hmac.compare_digest(
+                value.encode("utf-8", "surrogateescape"), token.encode()):
             raise Unauthorized("This view needs the author token.",
-                               {"headers": {"Authorization": ["Bearer <author token>"]}})
+                               {"headers": {"Authorization": ["Bearer <author token>"]}},
+                               reason="author_token")
         return view(*args, **kwargs)
 
     return guarded
@@ -53,24 +47,22 @@ def require_author(view: Callable[..., Any]) -> Callable[..., Any]:
 class VariantPreview(MethodView):
     """A whole variant."""
 
-    decorators = (without_identity,)
-
     @blp.arguments(PreviewQuerySchema, location="query")
     @blp.response(200, description="the full variant, answer included")
     @require_author
     def get(self, query: dict[str, Any], question_id: str) -> Any:
         """Preview one variant with its answer, solution, misconceptions and scenario."""
-        return author.preview_variant(get_bank(), question_id, query["seed"])
+        bank, index = runtime().teaching()
+        return author.preview_variant(bank, index, question_id, query["seed"])
 
 
 @blp.route("/bank")
 class BankExport(MethodView):
     """The bank's contents."""
 
-    decorators = (without_identity,)
-
     @blp.response(200, description="the bank's version, lessons and questions")
     @require_author
     def get(self) -> Any:
         """Export the bank's lessons and questions."""
-        return author.export_bank(get_bank())
+        bank, index = runtime().teaching()
+        return author.export_bank(bank, index)

@@ -7,9 +7,9 @@ from typing import Any
 from flask.views import MethodView
 
 from quizsvc.api.blueprint import ApiBlueprint
-from quizsvc.api.identity import current_context
 from quizsvc.api.schemas import LanguageQuerySchema, LessonSummarySchema, LessonTextSchema
-from quizsvc.api.services import catalog
+from quizsvc.http.context import current_context
+from quizsvc.study import lessons
 
 blp = ApiBlueprint("lessons", __name__, url_prefix="/api/lessons", description="Lessons")
 
@@ -21,7 +21,7 @@ class Lessons(MethodView):
     @blp.response(200, LessonSummarySchema(many=True))
     def get(self) -> Any:
         """List lessons with their sections and question counts."""
-        return catalog.list_lessons(current_context())
+        return lessons.list_lessons(current_context())
 
 
 @blp.route("/<string:lesson_id>")
@@ -32,4 +32,4 @@ class LessonText(MethodView):
     @blp.response(200, LessonTextSchema)
     def get(self, query: dict[str, Any], lesson_id: str) -> Any:
         """Read a lesson; questions open while reading it become open-book (no mastery)."""
-        return catalog.read_lesson(current_context(), lesson_id, query["lang"])
+        return lessons.read_lesson(current_context(), lesson_id, query["lang"])

@@ -8,9 +8,9 @@ from flask import Response
 from flask.views import MethodView
 
 from quizsvc.api.blueprint import ApiBlueprint
-from quizsvc.api.identity import current_context
 from quizsvc.api.schemas import ExportQuerySchema, ExportSchema, ImportResultSchema
-from quizsvc.api.services import portability
+from quizsvc.http.context import current_context
+from quizsvc.study import portability
 
 blp = ApiBlueprint("portability", __name__, url_prefix="/api",
                    description="Export and import a learner's own data")

@@ -7,7 +7,6 @@ from typing import Any
 from flask.views import MethodView
 
 from quizsvc.api.blueprint import ApiBlueprint
-from quizsvc.api.identity import current_context
 from quizsvc.api.schemas import (
     DueQuerySchema,
     DueReportSchema,
@@ -15,7 +14,8 @@ from quizsvc.api.schemas import (
     MasteryRecordSchema,
     ProgressSchema,
 )
-from quizsvc.api.services import progress
+from quizsvc.http.context import current_context
+from quizsvc.study import progress
 
 blp = ApiBlueprint("reviews", __name__, url_prefix="/api",
                    description="Due reviews, mastery and progress")

@@ -7,9 +7,9 @@ from typing import Any
 from flask.views import MethodView
 
 from quizsvc.api.blueprint import ApiBlueprint
-from quizsvc.api.identity import current_context
 from quizsvc.api.schemas import DeletedSchema, SelfAssessmentPutSchema, SelfAssessmentSchema
-from quizsvc.api.services import self_assessments as service
+from quizsvc.http.context import current_context
+from quizsvc.study import self_assessments as service
 
 blp = ApiBlueprint("self_assessments", __name__, url_prefix="/api/self-assessments",
                    description="This browser's self-assessments (never mastery)")

@@ -7,9 +7,9 @@ from typing import Any
 from flask.views import MethodView
 
 from quizsvc.api.blueprint import ApiBlueprint
-from quizsvc.api.identity import current_context
 from quizsvc.api.schemas import NextItemSchema, SessionCreateSchema, SessionSchema
-from quizsvc.api.services import study
+from quizsvc.http.context import current_context
+from quizsvc.study import serving, sessions
 
 blp = ApiBlueprint("sessions", __name__, url_prefix="/api/sessions",
                    description="Closed-book study sessions")
@@ -23,7 +23,7 @@ class Sessions(MethodView):
     @blp.response(201, SessionSchema)
     def post(self, body: dict[str, Any]) -> Any:
         """Start a session: due reviews first, then new questions."""
-        return study.start_session(current_context(), body["lesson"], body["mode"],
+        return sessions.start_session(current_context(), body["lesson"], body["mode"],
                                    body["size"])
 
 
@@ -34,7 +34,7 @@ class Session(MethodView):
     @blp.response(200, SessionSchema)
     def get(self, session_id: str) -> Any:
         """Show a session's progress."""
-        return study.get_session(current_context(), session_id)
+        return sessions.get_session(current_context(), session_id)
 
 
 @blp.route("/<string:session_id>/next")
@@ -44,4 +44,4 @@ class NextQuestion(MethodView):
     @blp.response(200, NextItemSchema)
     def get(self, session_id: str) -> Any:
         """Serve the next question's variant: its prompt, never its answer or seed."""
-        return study.next_question(current_context(), session_id)
+        return serving.next_question(current_context(), session_id)

@@ -1,18 +1,28 @@
-"""The sandbox: a bounded ledger scenario in, its trace out."""
+"""The sandbox: a bounded ledger scenario in, its trace out; simulator settings to a scenario."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from flask import current_app, request
+import marshmallow as ma
+from flask import request
 from flask.views import MethodView
 
 from quizsvc.api.blueprint import ApiBlueprint
-from quizsvc.api.schemas import ScenarioSchema, TraceSchema
-from quizsvc.api.services import sandbox
+from quizsvc.api.schemas import ScenarioPlanSchema, ScenarioSchema, StrictSchema, TraceSchema
+from quizsvc.extensions import runtime
+from quizsvc.study import sandbox, simulator
 
 blp = ApiBlueprint("simulate", __name__, url_prefix="/api",
-                   description="Replay a ledger scenario")
+                   description="Replay a ledger scenario; plan one from simulator settings")
+
+# The simulator's settings, as its page's form fields (``A.state``, ``max_num_seqs``, ...):
+# every one optional, parsed and range-checked by ``simulator.parse_settings``. marshmallow
+# reads a dot in an attribute name as nesting, so ``A.state`` loads as ``A__state``.
+SimulatorSettingsSchema = StrictSchema.from_dict(
+    {name.replace(".", "__"): ma.fields.String(data_key=name, metadata={
+        "description": "a simulator setting"}) for name in sorted(simulator.known_fields())},
+    name="SimulatorSettingsSchema")
 
 
 @blp.route("/simulate")
@@ -26,4 +36,16 @@ class Simulate(MethodView):
     @blp.alt_response(200, schema=TraceSchema, description="the FORMAT.md trace of the scenario")
     def post(self, _body: dict[str, Any]) -> Any:
         """Replay a scenario (at most 16 requests, 200 steps, 4096-token prompts)."""
-        return sandbox.simulate(request.get_json(), current_app.config)
+        return sandbox.simulate(request.get_json(), runtime().limits)
+
+
+@blp.route("/simulator/plan")
+class SimulatorPlan(MethodView):
+    """The scenario behind simulator settings."""
+
+    @blp.arguments(SimulatorSettingsSchema, location="query")
+    @blp.response(200, ScenarioPlanSchema)
+    def get(self, query: dict[str, str]) -> Any:
+        """Build the scenario (warm-up steps included) that reaches the simulator's settings."""
+        return sandbox.plan({name.replace("__", "."): value for name, value in query.items()}
+                            ).to_dict()

@@ -1,5 +1,5 @@
 /* The simulator, interactive: sliders beside the number fields; every change asks
- * /simulator/plan for the scenario (warm-up steps included), runs it through
+ * /api/simulator/plan for the scenario (warm-up steps included), runs it through
  * POST /api/simulate and redraws the steps. The markup mirrors _simulator_result.html and the
  * row rules mirror quizsvc/web/simulator.py (step_views, reached_mismatches); a browser test
  * checks that both tables agree. */

@@ -1,0 +1,86 @@
+"""Hold the app's long-lived collaborators: the question bank, the clock and the dice.
+
+``create_app`` makes one ``Runtime`` per app and keeps it in ``app.extensions``. The bank is
+loaded on first use (``quizsvc serve`` loads it in the gunicorn master, before the fork) and
+indexed once; tests inject ``BANK``, ``CLOCK`` and ``RANDOM_SEED`` through the configuration.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from flask import Flask, current_app
+
+from quizsvc.bank import load_bank
+from quizsvc.study.bank_index import BankIndex
+from quizsvc.study.limits import Limits
+
+KEY = "quizsvc.runtime"
+
+
+def wall_clock() -> datetime:
+    """Return the current UTC time (the only place the service reads the clock)."""
+    return datetime.now(UTC)
+
+
+@dataclass
+class Runtime:
+    """One app's bank (loaded once), clock, random source and limits."""
+
+    bank_source: Callable[[], Any]
+    clock: Callable[[], datetime]
+    rng: random.Random
+    limits: Limits
+    _bank: Any = None
+    _index: BankIndex | None = None
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def teaching(self) -> tuple[Any, BankIndex]:
+        """Return the bank and its index, loading and indexing the bank on first use."""
+        if self._index is None:
+            with self._lock:
+                if self._index is None:
+                    self._bank = self.bank_source()
+                    self._index = BankIndex.of(self._bank)
+        return self._bank, self._index
+
+
+def init_app(app: Flask) -> Runtime:
+    """Create the app's runtime from its configuration."""
+    given = app.config.get("BANK")
+    seed = app.config.get("RANDOM_SEED")
+    runtime = Runtime(
+        bank_source=(lambda: given) if given is not None else load_bank,
+        clock=app.config.get("CLOCK") or wall_clock,
+        rng=random.Random(seed) if seed is not None else secrets.SystemRandom(),
+        limits=Limits.from_config(app.config),
+    )
+    app.extensions[KEY] = runtime
+    return runtime
+
+
+def runtime() -> Runtime:
+    """Return the current app's runtime."""
+    found: Runtime = current_app.extensions[KEY]
+    return found
+
+
+def bank() -> Any:
+    """Return the current app's question bank."""
+    return runtime().teaching()[0]
+
+
+def bank_index() -> BankIndex:
+    """Return the index of the current app's question bank."""
+    return runtime().teaching()[1]
+
+
+def now() -> datetime:
+    """Return the current app's clock reading."""
+    return runtime().clock()

@@ -1,0 +1,144 @@
+"""Declare the arguments a request may carry, for the API's views and the pages' forms alike.
+
+The JSON API parses them with ``@blp.arguments``; the pages parse their forms with the same
+schemas (``quizsvc.http.parsing.form_parser``, ``location="form"``). Request schemas raise on
+unknown keys (marshmallow's default, kept on purpose); validators raise ``ValidationError``, as
+marshmallow 4 requires. Every bound comes from ``quizsvc.study.limits``.
+"""
+
+from __future__ import annotations
+
+import marshmallow as ma
+from marshmallow import fields, validate
+
+from quizsvc.study.lessons import LANGUAGES
+from quizsvc.study.limits import (
+    MAX_EXPLANATION,
+    MAX_IDEMPOTENCY_KEY,
+    MAX_LINK_CODE,
+    MAX_NOTE,
+    MAX_REF,
+    MAX_VARIANT_ID,
+)
+from quizsvc.study.reviews import RATING_NAMES
+from quizsvc.study.sessions import MODES
+
+# Each bound once, for the JSON schemas and the form schemas that take the same field as text.
+SESSION_SIZE = validate.Range(min=1)  # the top is the deployment's MAX_SESSION_SIZE
+SELF_RATING = validate.Range(min=1, max=4)
+VARIANT_ID = validate.Length(min=1, max=MAX_VARIANT_ID)
+IDEMPOTENCY_KEY = validate.Length(min=1, max=MAX_IDEMPOTENCY_KEY)
+NOTE = validate.Length(max=MAX_NOTE)
+
+
+class StrictSchema(ma.Schema):
+    """Refuse unknown keys (marshmallow's default, stated so nobody relaxes it by accident)."""
+
+    class Meta:
+        unknown = ma.RAISE
+
+
+class LanguageQuerySchema(StrictSchema):
+    """Choose the lesson text's language (Chinese is the original)."""
+
+    lang = fields.String(load_default="zh", validate=validate.OneOf(LANGUAGES))
+
+
+class SessionCreateSchema(StrictSchema):
+    """Start a closed-book session."""
+
+    lesson = fields.String(required=True, validate=validate.Length(min=1, max=MAX_REF))
+    mode = fields.String(load_default="review", validate=validate.OneOf(MODES))
+    size = fields.Integer(load_default=10, strict=True, validate=SESSION_SIZE,
+                          metadata={"description": "questions to pick, at most the "
+                                    "deployment's MAX_SESSION_SIZE (50 unless configured)"})
+
+
+class AttemptCreateSchema(StrictSchema):
+    """Answer a served variant (``answer`` is null for a flashcard)."""
+
+    variant_id = fields.String(required=True, validate=VARIANT_ID)
+    answer = fields.Raw(load_default=None, allow_none=True, metadata={
+        "description": "an integer, a list of integers, an option id, a list of option ids, "
+                       "text, or null for a flashcard (the variant's input says which)"})
+
+
+class IdempotencyHeaderSchema(ma.Schema):
+    """The key that makes a retried answer return the first result."""
+
+    idempotency_key = fields.String(required=True, data_key="Idempotency-Key",
+                                    validate=IDEMPOTENCY_KEY)
+
+
+class ExplanationSchema(StrictSchema):
+    """Why the answer was wrong, in the learner's words."""
+
+    explanation = fields.String(required=True,
+                                validate=validate.Length(min=1, max=MAX_EXPLANATION))
+
+
+class RatingSchema(StrictSchema):
+    """An fsrs rating: Hard/Good/Easy after a right answer, any of four for a card."""
+
+    rating = fields.String(required=True, validate=validate.OneOf(RATING_NAMES))
+
+
+class DueQuerySchema(StrictSchema):
+    """Filter the due report by lesson; cap the listed items."""
+
+    lesson = fields.String(validate=validate.Length(min=1, max=MAX_REF))
+    limit = fields.Integer(load_default=20, validate=validate.Range(min=0, max=100))
+
+
+class LessonQuerySchema(StrictSchema):
+    """Filter by lesson."""
+
+    lesson = fields.String(validate=validate.Length(min=1, max=MAX_REF))
+
+
+class SelfAssessmentPutSchema(StrictSchema):
+    """This browser's own rating of a question or section: 1 "not yet" .. 4 "solid"."""
+
+    rating = fields.Integer(required=True, strict=True, validate=SELF_RATING)
+    note = fields.String(load_default=None, allow_none=True, validate=NOTE)
+
+
+class ExportQuerySchema(StrictSchema):
+    """Choose the export format: the JSON document or the fsrs-optimizer review-log CSV."""
+
+    format = fields.String(load_default="json", validate=validate.OneOf(("json", "fsrs-csv")))
+
+
+class PreviewQuerySchema(StrictSchema):
+    """Which variant an author wants to see."""
+
+    seed = fields.Integer(required=True, validate=validate.Range(min=0, max=2**63 - 1))
+
+
+class LinkRequestSchema(StrictSchema):
+    """Link this browser to the learner who issued ``code``."""
+
+    code = fields.String(required=True, validate=validate.Length(min=1, max=MAX_LINK_CODE))
+
+
+class SessionFormSchema(SessionCreateSchema):
+    """The start form of a quiz, review or flashcard session (``size`` arrives as text)."""
+
+    size = fields.Integer(load_default=10, validate=SESSION_SIZE,
+                          error_messages={"invalid": "must be a whole number"})
+
+
+class SelfAssessmentFormSchema(StrictSchema):
+    """The lesson page's self-assessment form: which section, the rating, a note."""
+
+    ref = fields.String(required=True, validate=validate.Length(min=1, max=MAX_REF))
+    rating = fields.Integer(required=True, validate=SELF_RATING,
+                            error_messages={"invalid": "must be 1 (not yet) .. 4 (solid)"})
+    note = fields.String(load_default=None, allow_none=True, validate=NOTE)
+
+
+class AnswerFormSchema(StrictSchema):
+    """What a question form posts besides the answer's own fields (``quizsvc.web.forms``)."""
+
+    variant_id = fields.String(required=True, validate=VARIANT_ID)
+    idempotency_key = fields.String(required=True, validate=IDEMPOTENCY_KEY)

@@ -1,0 +1,20 @@
+"""Build the ``Context`` a use case takes from the current request.
+
+The JSON views and the pages call ``current_context()`` alike: the request's session, the
+app's bank, clock, random source and limits, and the browser ``quizsvc.http.browser`` found.
+"""
+
+from __future__ import annotations
+
+from quizsvc.extensions import runtime
+from quizsvc.http.browser import visitor
+from quizsvc.store.database import get_session
+from quizsvc.study.context import Context
+
+
+def current_context() -> Context:
+    """Return the use-case context for this request."""
+    app_runtime = runtime()
+    bank, index = app_runtime.teaching()
+    return Context(db=get_session(), bank=bank, index=index, identity=visitor().identity,
+                   now=app_runtime.clock(), rng=app_runtime.rng, limits=app_runtime.limits)

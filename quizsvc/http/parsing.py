@@ -1,0 +1,70 @@
+"""Parse request arguments strictly, with one parser for the API's views and the pages' forms.
+
+webargs excludes unknown query-string keys by default; this service refuses them (422 naming
+the key), as it does for JSON bodies. Headers and cookies keep "exclude": browsers send many.
+JSON bodies are parsed strictly (``quizsvc.http.inputs``), and a body sent as anything but
+JSON is a 422 on its Content-Type rather than a puzzling "missing field".
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import marshmallow as ma
+from webargs import core
+from webargs.flaskparser import FlaskParser, is_json_request
+
+from quizsvc.errors import Invalid
+from quizsvc.http.inputs import parse_json_body
+
+
+class StrictParser(FlaskParser):
+    """Raise on unknown keys in the query string, the JSON body and forms."""
+
+    DEFAULT_UNKNOWN_BY_LOCATION: ClassVar[dict[str, str | None]] = {
+        **FlaskParser.DEFAULT_UNKNOWN_BY_LOCATION,
+        "querystring": ma.RAISE,
+        "query": ma.RAISE,
+    }
+
+    def _raw_load_json(self, req: Any) -> Any:
+        """Parse a JSON body strictly; refuse a body in another format by its Content-Type."""
+        if not is_json_request(req):
+            if req.content_length or req.get_data(cache=True):
+                raise Invalid("Content-Type", f"send the body as application/json, not "
+                              f"{req.mimetype or 'an unnamed type'}", location="headers",
+                              reason="json_required")
+            return core.missing
+        return parse_json_body(req.get_data(cache=True))
+
+
+class FormInvalid(Exception):
+    """Raised by ``FormParser`` for a form that its schema refuses: the fields and reasons."""
+
+    def __init__(self, messages: dict[str, list[str]]) -> None:
+        super().__init__(messages)
+        self.messages = messages
+
+
+class FormParser(StrictParser):
+    """Parse a page's posted form with an API schema; refusals become ``FormInvalid``.
+
+    A page re-shows the form with each reason under its field instead of answering with the
+    JSON error envelope. Unknown fields (the CSRF token, the submit button) are left out.
+    """
+
+    DEFAULT_UNKNOWN_BY_LOCATION: ClassVar[dict[str, str | None]] = {
+        **StrictParser.DEFAULT_UNKNOWN_BY_LOCATION, "form": ma.EXCLUDE}
+
+    def handle_error(self, error: ma.ValidationError, req: Any, schema: ma.Schema, *,
+                     error_status_code: int | None, error_headers: Any) -> Any:
+        """Raise ``FormInvalid`` with the schema's messages by field."""
+        messages = error.messages if isinstance(error.messages, dict) else {
+            "_schema": list(error.messages)}
+        if set(messages) == {"form"} and isinstance(messages["form"], dict):
+            messages = messages["form"]  # webargs files them under their location
+        raise FormInvalid({str(k): v if isinstance(v, list) else [str(v)]
+                           for k, v in messages.items()})
+
+
+form_parser = FormParser()

@@ -1,0 +1,97 @@
+"""Keep learners, the browsers that belong to them, and the one-time codes that link browsers.
+
+A browser is stored under the sha256 of its cookie value, a link code under the sha256 of the
+code: neither secret is kept at rest.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import func, insert, select, update
+from sqlalchemy.orm import Session
+
+from quizsvc.store.models import Browser, Learner, LinkCode
+
+LEARNERS, BROWSERS, LINK_CODES = Learner.__table__, Browser.__table__, LinkCode.__table__
+
+
+@dataclass(frozen=True)
+class BrowserRow:
+    """A stored browser: its id and its learner's."""
+
+    id: int
+    learner_id: int
+
+
+BROWSER_BY_HASH = select(BROWSERS.c.id, BROWSERS.c.learner_id)
+
+
+def browser_by_hash(db: Session, token_hash: str) -> BrowserRow | None:
+    """Return the browser stored under ``token_hash`` (None: unknown)."""
+    row = db.execute(BROWSER_BY_HASH.where(BROWSERS.c.token_hash == token_hash)).first()
+    return None if row is None else BrowserRow(row.id, row.learner_id)
+
+
+def register_browser(db: Session, token_hash: str, now: datetime) -> BrowserRow:
+    """Create a new learner owning a new browser stored under ``token_hash``."""
+    learner_id = db.execute(insert(LEARNERS).values(created_at=now)).inserted_primary_key[0]
+    browser_id = db.execute(insert(BROWSERS).values(
+        learner_id=learner_id, token_hash=token_hash, created_at=now)).inserted_primary_key[0]
+    return BrowserRow(browser_id, learner_id)
+
+
+def browsers_of(db: Session, learner_id: int) -> int:
+    """Count the browsers a learner has."""
+    return db.scalar(select(func.count()).select_from(BROWSERS)
+                     .where(BROWSERS.c.learner_id == learner_id)) or 0
+
+
+def add_link_code(db: Session, learner_id: int, code_hash: str, now: datetime,
+                  expires_at: datetime) -> None:
+    """Store a new link code's hash for ``learner_id``."""
+    db.execute(insert(LINK_CODES).values(learner_id=learner_id, code_hash=code_hash,
+                                         created_at=now, expires_at=expires_at))
+
+
+def open_link_codes(db: Session, learner_id: int, now: datetime) -> int:
+    """Count a learner's link codes that are neither used nor expired."""
+    return db.scalar(select(func.count()).select_from(LINK_CODES).where(
+        LINK_CODES.c.learner_id == learner_id, LINK_CODES.c.used_at.is_(None),
+        LINK_CODES.c.expires_at > now)) or 0
+
+
+@dataclass(frozen=True)
+class StoredLinkCode:
+    """A stored link code: whose, until when, and whether it was used."""
+
+    id: int
+    learner_id: int
+    expires_at: datetime
+    used: bool
+
+
+def link_code_by_hash(db: Session, code_hash: str) -> StoredLinkCode | None:
+    """Return the link code stored under ``code_hash`` (None: unknown)."""
+    row = db.execute(select(LINK_CODES).where(LINK_CODES.c.code_hash == code_hash)).first()
+    if row is None:
+        return None
+    return StoredLinkCode(row.id, row.learner_id, row.expires_at, row.used_at is not None)
+
+
+def use_link_code(db: Session, code_id: int, browser_id: int, now: datetime) -> bool:
+    """Mark a link code used by ``browser_id`` unless someone used it first; say if it was ours.
+
+    The single-use guarantee must hold under concurrent redemption too.
+    """
+    claimed = db.execute(update(LINK_CODES)
+                         .where(LINK_CODES.c.id == code_id, LINK_CODES.c.used_at.is_(None))
+                         .values(used_at=now, used_by_browser_id=browser_id)).rowcount
+    return claimed == 1
+
+
+def move_browser(db: Session, browser_id: int, learner_id: int, now: datetime) -> None:
+    """Make ``browser_id`` belong to ``learner_id`` (linking it)."""
+    db.execute(update(BROWSERS).where(BROWSERS.c.id == browser_id)
+               .values(learner_id=learner_id, linked_at=now))

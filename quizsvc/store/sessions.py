@@ -1,0 +1,170 @@
+"""Keep study sessions, their items and the variants served for them.
+
+A session is an ordered list of questions picked when it starts; serving an item stores a
+``served_variant`` (the seed and sealed answer key never leave the server) and points the
+item at it. Reading the lesson or using the sandbox while a variant is open (served, not yet
+answered) marks it open-book here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import bindparam, func, insert, select, update
+from sqlalchemy.orm import Session
+
+from quizsvc.store.models import ServedVariant, SessionItem, StudySession
+
+SESSIONS, ITEMS = StudySession.__table__, SessionItem.__table__
+SERVED = ServedVariant.__table__
+
+
+@dataclass(frozen=True)
+class StoredSession:
+    """A study session as stored."""
+
+    id: str
+    learner_id: int
+    lesson: str
+    mode: str
+    size: int
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class ItemCounts:
+    """A session's items by reason, and how many are answered."""
+
+    due: int
+    new: int
+    practice: int
+    answered: int
+
+    @property
+    def total(self) -> int:
+        """Return how many items the session holds."""
+        return self.due + self.new + self.practice
+
+
+@dataclass(frozen=True)
+class NextItem:
+    """A session's first unanswered item, with its variant if one was served already."""
+
+    id: int
+    position: int
+    question_id: str
+    variant_id: str | None
+    seed: int | None
+    served_at: datetime | None
+
+
+def create_session(db: Session, session: StoredSession,
+                   picked: Sequence[tuple[str, str]]) -> None:
+    """Store a new session and its items (``picked``: question id and reason, in order)."""
+    db.execute(insert(SESSIONS).values(id=session.id, learner_id=session.learner_id,
+                                       lesson=session.lesson, mode=session.mode,
+                                       size=session.size, created_at=session.created_at))
+    if picked:
+        db.execute(insert(ITEMS), [
+            {"session_id": session.id, "position": position, "question_id": question_id,
+             "reason": reason}
+            for position, (question_id, reason) in enumerate(picked, start=1)])
+
+
+SESSION_BY_ID = select(SESSIONS).where(SESSIONS.c.id == bindparam("b_session"))
+
+
+def session_of(db: Session, learner_id: int, session_id: str) -> StoredSession | None:
+    """Return one of this learner's sessions (None: unknown, or another learner's)."""
+    row = db.execute(SESSION_BY_ID, {"b_session": session_id}).first()
+    if row is None or row.learner_id != learner_id:
+        return None
+    return StoredSession(row.id, row.learner_id, row.lesson, row.mode, row.size, row.created_at)
+
+
+ITEM_COUNTS = (
+    select(ITEMS.c.reason, func.count(), func.count(SERVED.c.id))
+    .select_from(ITEMS.outerjoin(SERVED, (SERVED.c.id == ITEMS.c.variant_id)
+                                 & SERVED.c.answered.is_(True)))
+    .where(ITEMS.c.session_id == bindparam("b_session")).group_by(ITEMS.c.reason))
+
+
+def item_counts(db: Session, session_id: str) -> ItemCounts:
+    """Count a session's items by reason, and its answers."""
+    counts = {"due": 0, "new": 0, "practice": 0}
+    answered = 0
+    for reason, n, done in db.execute(ITEM_COUNTS, {"b_session": session_id}):
+        counts[reason] = n
+        answered += done
+    return ItemCounts(counts["due"], counts["new"], counts["practice"], answered)
+
+
+NEXT_ITEM = (
+    select(ITEMS.c.id, ITEMS.c.position, ITEMS.c.question_id, SERVED.c.id.label("variant_id"),
+           SERVED.c.seed, SERVED.c.served_at)
+    .select_from(ITEMS.outerjoin(SERVED, SERVED.c.id == ITEMS.c.variant_id))
+    .where(ITEMS.c.session_id == bindparam("b_session"),
+           ITEMS.c.variant_id.is_(None) | SERVED.c.answered.is_(False))
+    .order_by(ITEMS.c.position)
+    .limit(1))
+
+
+def next_item(db: Session, session_id: str) -> NextItem | None:
+    """Return the session's first item whose variant is not answered (None: all are)."""
+    row = db.execute(NEXT_ITEM, {"b_session": session_id}).first()
+    if row is None:
+        return None
+    return NextItem(row.id, row.position, row.question_id, row.variant_id, row.seed,
+                    row.served_at)
+
+
+def serve_item(db: Session, item_id: int, variant: dict[str, Any]) -> None:
+    """Store a served variant (``served_variant`` columns) and point the item at it."""
+    db.execute(insert(SERVED).values(variant))
+    db.execute(update(ITEMS).where(ITEMS.c.id == item_id).values(variant_id=variant["id"]))
+
+
+@dataclass(frozen=True)
+class ItemResult:
+    """One item of a session with its answer, for the end-of-session summary."""
+
+    position: int
+    question_id: str
+    reason: str
+    variant_id: str | None
+    answered: bool
+
+
+def items_of(db: Session, session_id: str) -> list[ItemResult]:
+    """List a session's items in order, with whether each was answered."""
+    rows = db.execute(
+        select(ITEMS.c.position, ITEMS.c.question_id, ITEMS.c.reason, ITEMS.c.variant_id,
+               func.coalesce(SERVED.c.answered, False).label("answered"))
+        .select_from(ITEMS.outerjoin(SERVED, SERVED.c.id == ITEMS.c.variant_id))
+        .where(ITEMS.c.session_id == session_id).order_by(ITEMS.c.position))
+    return [ItemResult(row.position, row.question_id, row.reason, row.variant_id,
+                       bool(row.answered)) for row in rows]
+
+
+def mark_open_book(db: Session, learner_id: int, lesson: str | None = None) -> int:
+    """Mark this learner's open variants (of ``lesson``, or all) open-book; return how many.
+
+    An open-book answer is still graded but never counts toward mastery.
+    """
+    condition = [SERVED.c.learner_id == learner_id, SERVED.c.answered.is_(False),
+                 SERVED.c.open_book.is_(False)]
+    if lesson is not None:
+        condition.append(SERVED.c.lesson == lesson)
+    return db.execute(update(SERVED).where(*condition).values(open_book=True)).rowcount or 0
+
+
+def open_variants(db: Session, learner_id: int, lesson: str | None = None) -> int:
+    """Count this learner's open closed-book variants (of ``lesson``, or all)."""
+    condition = [SERVED.c.learner_id == learner_id, SERVED.c.answered.is_(False),
+                 SERVED.c.open_book.is_(False)]
+    if lesson is not None:
+        condition.append(SERVED.c.lesson == lesson)
+    return db.scalar(select(func.count()).select_from(SERVED).where(*condition)) or 0

@@ -1,0 +1,392 @@
+"""Grade answers once per Idempotency-Key, explain wrong ones, and show what was earned.
+
+1. ``submit`` grades an answer to a served variant: one read (the answers repository's
+   snapshot), the decisions in pure functions (``bank`` grades, ``review.outcome`` reviews and
+   judges mastery), one conditional write. If another transaction of the learner's got in
+   between, the same steps run again under the learner lock. A retry with the same key and
+   body returns the first result (``replayed``); a wrong graded answer is reviewed Again at
+   once, a right one Good until the learner picks Hard or Easy (``quizsvc.study.reviews``).
+2. After a wrong answer the correct answer, solution, misconception and lesson link stay
+   withheld until ``explain_attempt`` records why it was wrong.
+
+Each function is one use case and commits once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from dataclasses import dataclass
+from datetime import datetime
+from types import SimpleNamespace
+from typing import Any
+
+from sqlalchemy.exc import IntegrityError
+
+from quizsvc.bank.answer_key import AnswerKey
+from quizsvc.bank.model import Misconception, QuestionKind, Text
+from quizsvc.errors import Conflict, Gone, Invalid, NotFound
+from quizsvc.review import outcome
+from quizsvc.review.mastery import GradedAttempt
+from quizsvc.review.scheduling import ReviewRating
+from quizsvc.store import answers
+from quizsvc.store.models import Attempt
+from quizsvc.study.bank_index import GRADED_KINDS
+from quizsvc.study.context import Context
+from quizsvc.study.limits import MAX_EXPLANATION, MAX_IDEMPOTENCY_KEY, MAX_TEXT_ANSWER
+from quizsvc.study.serving import ServedQuestion, served_view
+
+log = logging.getLogger(__name__)
+
+ANSWER_TRIES = 3  # a lock-free try, then locked ones (open-book marking takes no lock)
+MAX_ROW_ID = 2**31 - 1  # integer primary keys; larger path ids cannot exist
+
+
+@dataclass(frozen=True)
+class Reveal:
+    """What a learner sees once they have earned it: answer, solution, feedback, lesson link."""
+
+    correct_answer: Any
+    solution: Text
+    misconception: Misconception | None
+    lesson_link: str
+    explanation: str | None
+
+
+@dataclass(frozen=True)
+class AttemptView:
+    """An attempt's result, with the reveal only when it has been earned."""
+
+    id: int
+    variant_id: str
+    question_id: str
+    kind: str
+    graded: bool
+    correct: bool | None
+    score: float | None
+    per_element: tuple[bool, ...]
+    closed_book: bool
+    submitted_at: datetime
+    duration_ms: int
+    explanation_required: bool
+    rating: str | None
+    rating_choices: tuple[str, ...]
+    reveal: Reveal | None
+    submitted_answer: Any = None  # the learner's own answer, as sent
+    replayed: bool = False
+
+
+def request_digest(variant_id: str, answer: Any) -> str:
+    """Fingerprint an attempt request, to tell a retry from a reused key."""
+    body = json.dumps({"variant_id": variant_id, "answer": answer}, sort_keys=True,
+                      separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(body.encode()).hexdigest()
+
+
+def rating_choices(graded: bool, correct: bool | None) -> tuple[str, ...]:
+    """Return the ratings a learner may still give an attempt."""
+    if not graded:
+        return ("again", "hard", "good", "easy")
+    return ("hard", "good", "easy") if correct else ()
+
+
+def answer_key_of(ctx: Context, question_id: str, seed: int, sealed: str | None) -> AnswerKey:
+    """Return a variant's sealed answer key: the stored one, else rebuilt from the bank.
+
+    Variants served before keys were stored (or whose key format has changed since) are
+    rebuilt, as every variant used to be.
+    """
+    if sealed is not None:
+        try:
+            return AnswerKey.from_json(sealed)
+        except ValueError:
+            log.warning("question %s: unreadable answer key; rebuilding the variant",
+                        question_id)
+    return AnswerKey.from_variant(ctx.bank.variant(question_id, seed))
+
+
+def attempt_view(ctx: Context, attempt: Any, key: AnswerKey | None, rating: int | None,
+                 per_element: tuple[bool, ...] | None = None, replayed: bool = False
+                 ) -> AttemptView:
+    """Build the client's view of an attempt; the reveal only once it was earned.
+
+    ``attempt`` is an ``Attempt`` or any object with its columns as attributes; ``key`` the
+    variant's answer key (None: the bank no longer has the variant, so nothing can be shown
+    beyond the stored grade).
+    """
+    if per_element is None:
+        per_element = (ctx.bank.grade_key(key, attempt.answer).per_element
+                       if key is not None and attempt.graded else ())
+    reveal = None
+    if attempt.revealed_at is not None and key is not None:
+        hit = next((m for m in key.misconceptions if m.id == attempt.misconception_id), None)
+        reveal = Reveal(key.answer, key.solution, hit, key.lesson_link, attempt.explanation)
+    return AttemptView(
+        id=attempt.id, variant_id=attempt.variant_id, question_id=attempt.question_id,
+        kind=attempt.kind, graded=attempt.graded, correct=attempt.correct,
+        score=attempt.score, per_element=tuple(per_element), closed_book=attempt.closed_book,
+        submitted_at=attempt.submitted_at, duration_ms=attempt.duration_ms,
+        explanation_required=bool(attempt.graded and not attempt.correct
+                                  and attempt.explanation is None),
+        rating=ReviewRating(rating).name.lower() if rating is not None else None,
+        rating_choices=rating_choices(attempt.graded, attempt.correct), reveal=reveal,
+        submitted_answer=attempt.answer, replayed=replayed)
+
+
+def stored_key(ctx: Context, attempt: Attempt) -> AnswerKey | None:
+    """Return the answer key of a stored attempt's variant (None once the bank moved on)."""
+    if attempt.bank_version != str(ctx.bank.version):
+        return None
+    if attempt.question_id not in ctx.index.questions:
+        return None
+    return AnswerKey.from_variant(ctx.bank.variant(attempt.question_id, attempt.seed))
+
+
+def check_answer_shape(kind: QuestionKind, answer: Any) -> Any:
+    """Validate the answer of a self-rated question (a flashcard has none; free text is text)."""
+    if kind is QuestionKind.FLASHCARD:
+        if answer not in (None, ""):
+            raise Invalid("answer", "a flashcard takes no answer: send null, then rate it",
+                          reason="flashcard_takes_no_answer")
+        return None
+    if not isinstance(answer, str) or not answer.strip():
+        raise Invalid("answer", "expected your explanation as non-empty text",
+                      reason="text_required")
+    if len(answer) > MAX_TEXT_ANSWER:
+        raise Invalid("answer", f"at most {MAX_TEXT_ANSWER} characters", reason="too_long",
+                      params={"max": MAX_TEXT_ANSWER})
+    return answer
+
+
+def check_idempotency_key(idempotency_key: str) -> None:
+    """Refuse a missing or overlong Idempotency-Key (422 on the header)."""
+    if not idempotency_key or len(idempotency_key) > MAX_IDEMPOTENCY_KEY:
+        raise Invalid("Idempotency-Key", f"required, 1..{MAX_IDEMPOTENCY_KEY} characters",
+                      location="headers", reason="length",
+                      params={"min": 1, "max": MAX_IDEMPOTENCY_KEY})
+
+
+@dataclass(frozen=True)
+class Decided:
+    """An answer graded, reviewed and judged: the rows to write and what the view shows."""
+
+    write: answers.AnswerWrite
+    key: AnswerKey
+    rating: int | None
+    per_element: tuple[bool, ...]
+
+
+def decide(ctx: Context, snapshot: answers.AnswerSnapshot, answer: Any, idempotency_key: str,
+           digest: str) -> Decided:
+    """Grade ``answer`` and decide every row it writes (raises ``Invalid`` if unreadable).
+
+    Runs in the snapshot's read: the mastery policy may need the question's current run.
+    """
+    key = answer_key_of(ctx, snapshot.question_id, snapshot.seed, snapshot.answer_key)
+    kind = QuestionKind(snapshot.kind)
+    graded = kind in GRADED_KINDS
+    duration_ms = max(0, int((ctx.now - snapshot.served_at).total_seconds() * 1000))
+    values: dict[str, Any] = {
+        "learner_id": snapshot.learner_id, "variant_id": snapshot.variant_id,
+        "question_id": snapshot.question_id, "lesson": snapshot.lesson, "kind": snapshot.kind,
+        "seed": snapshot.seed, "bank_version": snapshot.bank_version, "graded": graded,
+        "correct": None, "score": None, "misconception_id": None,
+        "served_at": snapshot.served_at, "submitted_at": ctx.now, "duration_ms": duration_ms,
+        "closed_book": not snapshot.open_book, "explanation": None, "explained_at": None,
+        "idempotency_key": idempotency_key, "request_digest": digest}
+    write = answers.AnswerWrite(snapshot.learner_id, snapshot.review_seq, snapshot.variant_id,
+                                snapshot.open_book, values)
+    if not graded:
+        values.update(answer=check_answer_shape(kind, answer), revealed_at=ctx.now)
+        return Decided(write, key, None, ())
+    grade = ctx.bank.grade_key(key, answer)
+    if grade.parse_error:
+        raise Invalid("answer", grade.parse_error, reason="unreadable_answer")
+    correct = bool(grade.correct)
+    values.update(answer=answer, correct=correct, score=float(grade.score),
+                  misconception_id=grade.misconception.id if grade.misconception else None,
+                  revealed_at=ctx.now if correct else None)
+    card = snapshot.card
+    review = outcome.review_graded(card.state if card else None, correct, ctx.now)
+    closed_book = not snapshot.open_book
+    run: list[GradedAttempt] = []
+    if outcome.history_needed(snapshot.mastery, correct, closed_book,
+                              snapshot.right_closed_book_span, ctx.now):
+        run = answers.read_run(ctx.db, snapshot.learner_id, snapshot.question_id)
+    this_answer = GradedAttempt(outcome.NEW_ATTEMPT_ID, (snapshot.seed, snapshot.bank_version),
+                                ctx.now, correct, closed_book)
+    change = outcome.mastery_change(snapshot.mastery, this_answer, run, ctx.now)
+    return Decided(answers.AnswerWrite(
+        snapshot.learner_id, snapshot.review_seq, snapshot.variant_id, snapshot.open_book,
+        values, card_id=card.id if card else None, review=review, mastery=change),
+        key, int(review.rating), tuple(grade.per_element))
+
+
+def claimable(ctx: Context, snapshot: answers.AnswerSnapshot) -> bool:
+    """Tell whether the snapshot is of this learner's unanswered variant from this bank."""
+    return (snapshot.learner_id == ctx.learner_id and not snapshot.answered
+            and snapshot.bank_version == str(ctx.bank.version))
+
+
+def submit(ctx: Context, variant_id: str, answer: Any, idempotency_key: str) -> AttemptView:
+    """Grade one answer to a served variant, once per idempotency key.
+
+    A retry with the same key and body returns the first result (``replayed``); the same key
+    with another body is 422; a second answer to an answered variant is 409. An answer the
+    bank cannot parse is 422 on ``answer`` and costs no attempt.
+
+    Lock-free first: the snapshot is read holding no lock and the write is conditional on
+    ``review_seq``. A write that finds the snapshot stale writes nothing, and the answer is
+    redone under the learner lock, where it cannot go stale.
+    """
+    check_idempotency_key(idempotency_key)
+    digest = request_digest(variant_id, answer)
+    for try_number in range(ANSWER_TRIES):
+        locked = try_number > 0
+        if locked:
+            answers.lock_learner(ctx.db, ctx.learner_id)
+        snapshot = answers.read_snapshot(ctx.db, variant_id)
+        if snapshot is None or not claimable(ctx, snapshot):
+            ctx.db.rollback()
+            return unclaimable(ctx, variant_id, idempotency_key, digest)
+        try:
+            decided = decide(ctx, snapshot, answer, idempotency_key, digest)
+        except Invalid as unreadable:  # costs nothing; a retry of a used key is not unread
+            ctx.db.rollback()
+            return replay_or_raise(ctx, idempotency_key, digest, unreadable)
+        if not locked:
+            ctx.db.rollback()  # end the lock-free read: the write is a transaction of its own
+        try:
+            attempt_id = answers.write_answer(ctx.db, decided.write)
+        except IntegrityError:  # the key was used for another variant
+            ctx.db.rollback()
+            return replay_or_raise(ctx, idempotency_key, digest, Invalid(
+                "Idempotency-Key", "already used for a different request",
+                location="headers", reason="idempotency_key_reused"))
+        if attempt_id is None:  # stale snapshot, or marked open-book meanwhile: redo
+            ctx.db.rollback()
+            continue
+        if locked:
+            ctx.db.commit()
+        stored = SimpleNamespace(id=attempt_id, **decided.write.attempt)
+        return attempt_view(ctx, stored, decided.key, decided.rating, decided.per_element)
+    raise Conflict("This answer kept colliding with the learner's other answers; send it "
+                   "again.", reason="answer_collided")
+
+
+def replay_or_raise(ctx: Context, idempotency_key: str, digest: str, failure: Invalid
+                    ) -> AttemptView:
+    """Answer with the attempt stored under ``idempotency_key``, else raise ``failure``."""
+    earlier = answers.find_by_key(ctx.db, ctx.learner_id, idempotency_key)
+    ctx.db.commit()
+    if earlier is not None:
+        return replay(ctx, earlier, digest)
+    raise failure
+
+
+def unclaimable(ctx: Context, variant_id: str, idempotency_key: str, digest: str
+                ) -> AttemptView:
+    """Answer for a variant that could not be claimed: a retry gets the first result;
+    otherwise 404 (unknown, or another learner's), 409 (answered) or 410 (older bank)."""
+    earlier = answers.find_by_key(ctx.db, ctx.learner_id, idempotency_key)
+    if earlier is not None:
+        return replay(ctx, earlier, digest)
+    served = answers.variant_state(ctx.db, variant_id)
+    ctx.db.commit()
+    if served is None or served.learner_id != ctx.learner_id:
+        raise NotFound("No such variant.", reason="unknown_variant")
+    if served.answered:
+        raise Conflict("This variant was already answered; fetch the next question.",
+                       reason="already_answered")
+    raise Gone("The question bank changed since this variant was served; fetch the next "
+               "question again.", reason="bank_changed")
+
+
+def replay(ctx: Context, earlier: answers.KeyedAttempt, digest: str) -> AttemptView:
+    """Answer a retried attempt request with the first result, or refuse a reused key."""
+    if earlier.request_digest != digest:
+        ctx.db.rollback()
+        raise Invalid("Idempotency-Key", "already used for a different request",
+                      location="headers", reason="idempotency_key_reused")
+    view = stored_view(ctx, owned_attempt(ctx, earlier.id))
+    ctx.db.commit()
+    return AttemptView(**{**view.__dict__, "replayed": True})
+
+
+def attempt_by_key(ctx: Context, idempotency_key: str) -> int | None:
+    """Return the id of this learner's attempt sent under ``idempotency_key`` (None: none).
+
+    A page posted twice (a second tab, Back then submit) goes on to the first post's result.
+    """
+    if ctx.identity is None or not idempotency_key:
+        return None
+    earlier = answers.find_by_key(ctx.db, ctx.identity.learner_id, idempotency_key)
+    ctx.db.commit()
+    return None if earlier is None else earlier.id
+
+
+def owned_attempt(ctx: Context, attempt_id: int) -> Attempt:
+    """Return one of this learner's attempts or raise ``NotFound``."""
+    found = None
+    if ctx.identity is not None and 0 < attempt_id <= MAX_ROW_ID:
+        found = answers.attempt(ctx.db, ctx.identity.learner_id, attempt_id)
+    if found is None:
+        raise NotFound("No such attempt.", reason="unknown_attempt")
+    return found
+
+
+def stored_view(ctx: Context, attempt: Attempt, rating: int | None = None) -> AttemptView:
+    """Return the view of a stored attempt (its rating read unless given)."""
+    if rating is None:
+        rating = answers.rating_of(ctx.db, attempt.id)
+    return attempt_view(ctx, attempt, stored_key(ctx, attempt), rating)
+
+
+def get_attempt(ctx: Context, attempt_id: int) -> AttemptView:
+    """Return one of this learner's attempts (with its reveal if earned)."""
+    view = stored_view(ctx, owned_attempt(ctx, attempt_id))
+    ctx.db.commit()
+    return view
+
+
+def attempt_question(ctx: Context, attempt_id: int) -> ServedQuestion | None:
+    """Return the question one of this learner's attempts answered, as it was served.
+
+    Pages show it beside the result. Like ``serving.next_question`` it carries the prompt,
+    displayed parameters and answer shape only: the answer, solution and feedback stay in the
+    attempt's reveal, which is earned. ``None`` when the bank has changed since (the variant
+    can then no longer be rebuilt) or no longer has the question.
+    """
+    answered = owned_attempt(ctx, attempt_id)
+    ctx.db.commit()
+    q = ctx.index.questions.get(answered.question_id)
+    if answered.bank_version != str(ctx.bank.version) or q is None:
+        return None
+    return served_view(q, answered.variant_id, ctx.bank.variant(q.id, answered.seed),
+                       answered.served_at)
+
+
+def explain_attempt(ctx: Context, attempt_id: int, explanation: str) -> AttemptView:
+    """Record why a wrong answer was wrong; this reveals the answer, solution and feedback."""
+    text = explanation.strip()
+    if not text:
+        raise Invalid("explanation", "write why the answer was wrong",
+                      reason="explanation_required")
+    if len(text) > MAX_EXPLANATION:
+        raise Invalid("explanation", f"at most {MAX_EXPLANATION} characters",
+                      reason="too_long", params={"max": MAX_EXPLANATION})
+    answers.lock_learner(ctx.db, ctx.learner_id)
+    attempt = owned_attempt(ctx, attempt_id)
+    if not attempt.graded or attempt.correct:
+        raise Conflict("Only a wrong graded answer takes an explanation.",
+                       reason="explanation_not_needed")
+    if attempt.explanation is not None:
+        raise Conflict("This attempt already has an explanation.",
+                       reason="already_explained")
+    answers.record_explanation(ctx.db, attempt.id, text, ctx.now)
+    ctx.db.commit()
+    ctx.db.refresh(attempt)
+    view = stored_view(ctx, attempt)
+    ctx.db.commit()
+    return view

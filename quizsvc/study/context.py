@@ -1,0 +1,63 @@
+"""Carry what every use case needs: the unit of work, the bank, who asks, the clock, the dice.
+
+Use cases take a ``Context`` instead of reading Flask globals, the wall clock or the global
+random generator, so they run the same from a JSON view, a server-rendered page, the CLI or a
+test with a fixed ``now`` and a seeded ``rng``. ``db`` is the request's ORM session, the unit
+of work the repositories in ``quizsvc.store`` run on; each use case commits it once.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from quizsvc.study.bank_index import BankIndex
+from quizsvc.study.limits import Limits
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Name the browser making a request and the learner it belongs to."""
+
+    learner_id: int
+    browser_id: int
+
+
+@dataclass(frozen=True)
+class Context:
+    """Hold one use case's collaborators (``quizsvc.http.context.current_context`` builds one).
+
+    ``identity`` is None for a browser that has stored nothing yet: it is registered by its
+    first state-changing request, so read-only use cases see an empty history for it. ``now``
+    is timezone-aware UTC; ``rng`` draws variant seeds and opaque ids.
+    """
+
+    db: Session
+    bank: Any
+    index: BankIndex
+    identity: Identity | None
+    now: datetime
+    rng: random.Random
+    limits: Limits
+
+    @property
+    def learner_id(self) -> int:
+        """Return the learner on whose behalf a writing use case runs."""
+        return self.registered.learner_id
+
+    @property
+    def browser_id(self) -> int:
+        """Return the browser making the request (self-assessments are per browser)."""
+        return self.registered.browser_id
+
+    @property
+    def registered(self) -> Identity:
+        """Return the identity, which every state-changing request has (the http layer
+        registers the browser before any use case that writes)."""
+        if self.identity is None:
+            raise RuntimeError("this use case needs a registered browser")
+        return self.identity

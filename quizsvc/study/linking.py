@@ -1,0 +1,80 @@
+"""Link a second browser to a learner with a one-time code, and tell who a browser is.
+
+Link codes are short enough to type, expire after ``LINK_CODE_TTL_SECONDS``, work once, and are
+stored only as their sha256.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from quizsvc.errors import Gone, Invalid
+from quizsvc.store import learners as store
+from quizsvc.study.context import Context, Identity
+
+LINK_CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: read aloud, typed by hand
+LINK_CODE_LENGTH = 12  # 32**12 = 2**60 codes; each one lives minutes and works once
+
+
+def digest(secret: str) -> str:
+    """Return the sha256 hex digest under which a token or code is stored."""
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class IssuedLinkCode:
+    """A link code as shown once to the learner who asked for it."""
+
+    code: str
+    expires_at: datetime
+
+
+def normalise_code(code: str) -> str:
+    """Uppercase a typed code and drop spaces and dashes people add while copying it."""
+    return "".join(ch for ch in code.upper() if ch not in " -")
+
+
+def create_link_code(ctx: Context) -> IssuedLinkCode:
+    """Issue a one-time code that lets another browser join this learner; store its hash."""
+    code = "".join(secrets.choice(LINK_CODE_ALPHABET) for _ in range(LINK_CODE_LENGTH))
+    expires_at = ctx.now + timedelta(seconds=ctx.limits.link_code_ttl_seconds)
+    store.add_link_code(ctx.db, ctx.learner_id, digest(code), ctx.now, expires_at)
+    ctx.db.commit()
+    return IssuedLinkCode(code=code, expires_at=expires_at)
+
+
+def redeem_link_code(ctx: Context, code: str) -> Identity:
+    """Move this browser to the learner who issued ``code``; the code is used up.
+
+    The browser's self-assessments travel with it (they are per browser); its former
+    learner's attempts and cards stay where they were. Unknown codes are 422 on the field,
+    expired or used ones 410.
+    """
+    normalised = normalise_code(code)
+    if not normalised or any(ch not in LINK_CODE_ALPHABET for ch in normalised):
+        raise Invalid("code", "not a link code", reason="not_a_link_code")
+    link = store.link_code_by_hash(ctx.db, digest(normalised))
+    if link is None:
+        raise Invalid("code", "unknown link code", reason="unknown_link_code")
+    if link.used:
+        raise Gone("This link code was already used.", reason="link_code_used")
+    if link.expires_at <= ctx.now:
+        raise Gone("This link code has expired.", reason="link_code_expired")
+    if not store.use_link_code(ctx.db, link.id, ctx.browser_id, ctx.now):
+        ctx.db.rollback()
+        raise Gone("This link code was already used.", reason="link_code_used")
+    store.move_browser(ctx.db, ctx.browser_id, link.learner_id, ctx.now)
+    ctx.db.commit()
+    return Identity(learner_id=link.learner_id, browser_id=ctx.browser_id)
+
+
+def is_linked(ctx: Context) -> bool:
+    """Tell whether this browser shares its learner with another browser."""
+    if ctx.identity is None:
+        return False
+    linked = store.browsers_of(ctx.db, ctx.identity.learner_id) > 1
+    ctx.db.commit()
+    return linked

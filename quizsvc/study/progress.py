@@ -1,0 +1,189 @@
+"""Report what is due, what is mastered, how accurate the learner is, and how calibrated.
+
+All read-only: nothing here writes a record. Calibration reads this browser's
+self-assessments and the learner's graded attempts and writes neither. A browser that has
+stored nothing yet has an empty history: every count is zero and every new question is new.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime, time, timedelta
+
+from quizsvc.review import calibration, scheduling
+from quizsvc.store import progress as store
+from quizsvc.store import self_assessments as self_assessment_store
+from quizsvc.store.progress import DueCard
+from quizsvc.study.context import Context
+
+DUE_LIST_LIMIT = 100
+
+
+@dataclass(frozen=True)
+class DueReport:
+    """Counts, the head of the due queue, and a 30-day forecast."""
+
+    now: datetime
+    lesson: str | None
+    due_now: int
+    new: int
+    cards: int
+    next_due: datetime | None
+    items: list[DueCard]
+    forecast: list[scheduling.ForecastDay]
+
+
+def lesson_filter(ctx: Context, lesson: str | None) -> None:
+    """Validate an optional lesson filter (unknown lessons are 404)."""
+    if lesson is not None:
+        ctx.index.lesson(lesson)
+
+
+def due_queue(ctx: Context, limit: int = 20, lesson: str | None = None) -> list[DueCard]:
+    """Return the cards due now, most overdue first (the query a session start runs)."""
+    if ctx.identity is None:
+        return []
+    return store.due_queue(ctx.db, ctx.identity.learner_id, ctx.now, limit, lesson)
+
+
+def bank_questions(ctx: Context, lesson: str | None) -> list[str]:
+    """Return the ids of the bank's questions (of one lesson, or all), sorted."""
+    lessons = [lesson] if lesson is not None else list(ctx.index.lessons)
+    return sorted({q.id for lesson_id in lessons for q in ctx.index.by_lesson.get(lesson_id, ())})
+
+
+def due_reviews(ctx: Context, lesson: str | None = None, limit: int = 20) -> DueReport:
+    """Report due and new counts, the due queue's head, and the next 30 days' load.
+
+    Counted in SQL, so a learner with tens of thousands of cards costs index scans, not a
+    transfer of every due date. The forecast equals ``scheduling.forecast`` over the same
+    cards: overdue cards count today.
+    """
+    lesson_filter(ctx, lesson)
+    today = ctx.now.astimezone(UTC).date()
+    start = datetime.combine(today, time(), UTC)
+    in_bank = bank_questions(ctx, lesson)
+    counts = [0] * scheduling.FORECAST_DAYS
+    if ctx.identity is None:
+        totals = store.DueCounts(0, 0, 0, None)
+        with_cards: set[str] = set()
+        items: list[DueCard] = []
+    else:
+        learner_id = ctx.identity.learner_id
+        totals = store.due_counts(ctx.db, learner_id, lesson, ctx.now, start)
+        horizon = start + timedelta(days=scheduling.FORECAST_DAYS)
+        for day, n in store.due_by_day(ctx.db, learner_id, lesson, start, horizon):
+            counts[(day - today).days] += n
+        with_cards = store.questions_with_cards(ctx.db, learner_id, in_bank)
+        items = store.due_queue(ctx.db, learner_id, ctx.now, min(limit, DUE_LIST_LIMIT), lesson)
+        ctx.db.commit()
+    counts[0] += totals.overdue
+    return DueReport(
+        now=ctx.now, lesson=lesson, due_now=totals.due_now, new=len(in_bank) - len(with_cards),
+        cards=totals.cards, next_due=totals.next_due, items=items,
+        forecast=[scheduling.ForecastDay(today + timedelta(days=i), n)
+                  for i, n in enumerate(counts)])
+
+
+@dataclass(frozen=True)
+class MasteryRecord:
+    """One mastery record as listed."""
+
+    question_id: str
+    lesson: str
+    mastered: bool
+    mastered_at: datetime | None
+    evidence: list[int]
+    policy: str
+    evaluated_at: datetime
+
+
+def list_mastery(ctx: Context, lesson: str | None = None) -> list[MasteryRecord]:
+    """List this learner's mastery records (written only by the mastery policy)."""
+    lesson_filter(ctx, lesson)
+    if ctx.identity is None:
+        return []
+    records = [MasteryRecord(m.question_id, m.lesson, m.mastered, m.mastered_at,
+                             list(m.evidence), m.policy, m.evaluated_at)
+               for m in store.mastery_records(ctx.db, ctx.identity.learner_id, lesson)]
+    ctx.db.commit()
+    return records
+
+
+@dataclass(frozen=True)
+class Accuracy:
+    """Graded attempts and how many were right, overall and closed-book."""
+
+    attempts: int
+    correct: int
+    rate: float | None
+    closed_book_attempts: int
+    closed_book_correct: int
+
+
+@dataclass(frozen=True)
+class Progress:
+    """The learner's dashboard numbers."""
+
+    lesson: str | None
+    questions: int
+    due_now: int
+    new: int
+    mastered: int
+    accuracy: Accuracy
+    calibration: calibration.Calibration
+
+
+def accuracy(ctx: Context, lesson: str | None = None) -> Accuracy:
+    """Count graded attempts and right answers."""
+    attempts = correct = closed = closed_correct = 0
+    rows = [] if ctx.identity is None else store.graded_counts(
+        ctx.db, ctx.identity.learner_id, lesson)
+    for is_correct, closed_book, count in rows:
+        attempts += count
+        correct += count if is_correct else 0
+        closed += count if closed_book else 0
+        closed_correct += count if (closed_book and is_correct) else 0
+    return Accuracy(attempts, correct, (correct / attempts) if attempts else None, closed,
+                    closed_correct)
+
+
+def calibration_pairs(ctx: Context, lesson: str | None = None) -> list[tuple[int, bool]]:
+    """Pair each graded attempt on a self-assessed question with the rating claimed for it.
+
+    A rating of the question itself wins over a rating of its lesson section.
+    """
+    if ctx.identity is None:
+        return []
+    ratings = self_assessment_store.ratings(ctx.db, ctx.identity.browser_id)
+    claimed: dict[str, int] = {}
+    for question in ctx.index.questions.values():
+        if lesson is not None and question.lesson != lesson:
+            continue
+        rating = ratings.get(question.id, ratings.get(question.section))
+        if rating is not None:
+            claimed[question.id] = rating
+    if not claimed:
+        return []
+    return [(claimed[question_id], correct) for question_id, correct
+            in store.graded_answers(ctx.db, ctx.identity.learner_id, sorted(claimed))]
+
+
+def learner_calibration(ctx: Context, lesson: str | None = None) -> calibration.Calibration:
+    """Compute calibration on read: self-assessments against graded accuracy."""
+    result = calibration.calibrate(calibration_pairs(ctx, lesson))
+    ctx.db.commit()
+    return result
+
+
+def progress_report(ctx: Context, lesson: str | None = None) -> Progress:
+    """Return due, mastered, accuracy and calibration for the dashboard."""
+    due = due_reviews(ctx, lesson, limit=0)
+    questions = (len(ctx.index.by_lesson.get(lesson, ())) if lesson is not None
+                 else len(ctx.index.questions))
+    mastered = (0 if ctx.identity is None
+                else store.mastered_count(ctx.db, ctx.identity.learner_id, lesson))
+    report = Progress(lesson, questions, due.due_now, due.new, mastered, accuracy(ctx, lesson),
+                      learner_calibration(ctx, lesson))
+    ctx.db.commit()
+    return report

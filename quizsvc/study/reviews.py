@@ -1,0 +1,52 @@
+"""Rate an attempt's fsrs review: Hard/Good/Easy after a right answer, four buttons for cards.
+
+A right graded answer was already reviewed Good when it was graded; another rating redoes that
+review from the card's state before it, as long as it is still the card's latest review. A
+wrong answer stays Again. A self-rated card (flashcard, free text) is reviewed when rated.
+"""
+
+from __future__ import annotations
+
+from quizsvc.errors import Conflict, Invalid
+from quizsvc.review import outcome
+from quizsvc.review.scheduling import ReviewRating
+from quizsvc.store import answers
+from quizsvc.study.answering import AttemptView, owned_attempt, rating_choices, stored_view
+from quizsvc.study.context import Context
+
+RATING_NAMES = ("again", "hard", "good", "easy")
+
+
+def rate_attempt(ctx: Context, attempt_id: int, rating_name: str) -> AttemptView:
+    """Rate one of this learner's attempts (see the module docstring)."""
+    try:
+        rating = ReviewRating.from_name(rating_name)
+    except KeyError:
+        raise Invalid("rating", f"must be one of {', '.join(RATING_NAMES)}",
+                      reason="one_of", params={"choices": ", ".join(RATING_NAMES)}) from None
+    answers.lock_learner(ctx.db, ctx.learner_id)
+    attempt = owned_attempt(ctx, attempt_id)
+    if rating.name.lower() not in rating_choices(attempt.graded, attempt.correct):
+        if attempt.graded and not attempt.correct:
+            if rating is ReviewRating.AGAIN:
+                view = stored_view(ctx, attempt)
+                ctx.db.commit()
+                return view
+            raise Conflict("A wrong answer is reviewed Again; it cannot be rated higher.",
+                           reason="wrong_stays_again")
+        raise Conflict("A right answer is rated Hard, Good or Easy.",
+                       reason="right_not_again")
+    logged = answers.review_of_attempt(ctx.db, attempt.id)
+    if logged is None:
+        card = answers.card_of(ctx.db, ctx.learner_id, attempt.question_id)
+        entry = outcome.review(card.state if card else None, rating, ctx.now, ctx.now)
+        answers.record_review(ctx.db, ctx.learner_id, attempt, card, entry, by_learner=True)
+    else:
+        if not logged.latest:
+            raise Conflict("This card was reviewed again since; that rating can no longer "
+                           "change.", reason="reviewed_since")
+        entry = outcome.review(logged.before, rating, logged.reviewed_at, logged.reviewed_at)
+        answers.rerate_review(ctx.db, logged, entry)
+    view = stored_view(ctx, attempt, int(rating))
+    ctx.db.commit()
+    return view

@@ -1,0 +1,131 @@
+"""Run the "change the variables" sandbox: plan a scenario, replay it within fixed bounds.
+
+The ledger core validates the scenario (``ScenarioError`` names the field); this module first
+refuses scenarios too big for a request — too many requests, steps, prompt tokens or blocks —
+so one POST cannot occupy a worker for long. Both kinds of refusal are 422 on the field.
+``plan`` turns the simulator's settings into the scenario that reaches them
+(``quizsvc.study.simulator``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from quizsvc.errors import Invalid
+from quizsvc.ledger import ScenarioError, SchedulerCrash, replay
+from quizsvc.study import simulator
+from quizsvc.study.limits import Limits
+
+# Budgets and cache sizes beyond these only make replay slower, never more instructive.
+CONFIG_CEILINGS = {
+    "max_num_batched_tokens": 65_536,
+    "max_num_scheduled_tokens": 65_536,
+    "max_num_seqs": 256,
+    "max_model_len": 65_536,
+    "num_gpu_blocks": 100_000,
+    "num_speculative_tokens": 16,
+}
+
+
+def is_int(value: Any) -> bool:
+    """Tell whether a JSON value is an integer (booleans are not)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def check_bounds(scenario: Mapping[str, Any], limits: Limits) -> None:
+    """Raise ``Invalid`` naming the first field over the sandbox's limits."""
+    max_requests = limits.simulate_max_requests
+    max_steps = limits.simulate_max_steps
+    max_prompt = limits.simulate_max_prompt_len
+    config = scenario.get("config")
+    if isinstance(config, Mapping):
+        steps = config.get("max_steps")
+        if is_int(steps) and steps > max_steps:
+            raise Invalid("config.max_steps", f"the sandbox replays at most {max_steps} steps")
+        for key, ceiling in CONFIG_CEILINGS.items():
+            value = config.get(key)
+            if is_int(value) and value > ceiling:
+                raise Invalid(f"config.{key}", f"the sandbox allows at most {ceiling}")
+    requests = scenario.get("requests")
+    if isinstance(requests, list):
+        if len(requests) > max_requests:
+            raise Invalid("requests", f"the sandbox replays at most {max_requests} requests")
+        for i, request in enumerate(requests):
+            if not isinstance(request, Mapping):
+                continue
+            length = request.get("prompt_len")
+            if is_int(length) and length > max_prompt:
+                raise Invalid(f"requests[{i}].prompt_len",
+                              f"the sandbox allows prompts of at most {max_prompt} tokens")
+            ids = request.get("prompt_token_ids")
+            if isinstance(ids, list) and len(ids) > max_prompt:
+                raise Invalid(f"requests[{i}].prompt_token_ids",
+                              f"the sandbox allows prompts of at most {max_prompt} tokens")
+            tokens = request.get("max_tokens")
+            if is_int(tokens) and tokens > max_prompt:
+                raise Invalid(f"requests[{i}].max_tokens",
+                              f"the sandbox allows at most {max_prompt} output tokens")
+            arrival = request.get("arrival_step")
+            if is_int(arrival) and arrival > max_steps:
+                raise Invalid(f"requests[{i}].arrival_step",
+                              f"the sandbox replays at most {max_steps} steps")
+
+
+def simulate(scenario: Any, limits: Limits) -> dict[str, Any]:
+    """Return the ledger trace of a bounded scenario (422 naming the field otherwise)."""
+    if not isinstance(scenario, Mapping):
+        raise Invalid("_schema", "the scenario must be a JSON object")
+    check_bounds(scenario, limits)
+    try:
+        return replay(dict(scenario))
+    except ScenarioError as error:
+        raise Invalid(error.field, error.reason) from None
+    except SchedulerCrash as error:
+        raise Invalid("scenario", f"vLLM 0.33.0 itself fails on this scenario: {error}"
+                      ) from None
+
+
+@dataclass(frozen=True)
+class SimulatorRun:
+    """A simulator run: its plan, the replayed trace, and where the target state was missed."""
+
+    plan: simulator.ScenarioPlan
+    trace: dict[str, Any]
+    mismatches: list[str]
+
+
+def run_settings(settings: simulator.SimulatorSettings) -> SimulatorRun:
+    """Plan and replay one simulator run through the ledger (the no-JavaScript page's run).
+
+    A scenario the ledger rejects, or a configuration on which vLLM itself crashes, is a
+    ``SettingsError`` naming the field; under synchronous scheduling the target step's real
+    state is compared with the one asked for, so a state the warm-up missed is reported.
+    """
+    plan_made = simulator.plan_scenario(settings)
+    try:
+        trace = replay(plan_made.scenario)
+    except ScenarioError as error:
+        raise simulator.SettingsError(error.field, error.reason) from error
+    except SchedulerCrash as error:
+        raise simulator.SettingsError(
+            "long_prefill_token_threshold",
+            f"vLLM 0.33.0's scheduler itself fails on this configuration: {error}",
+        ) from error
+    mismatches = (simulator.reached_mismatches(trace, plan_made) if plan_made.check_reached
+                  else [])
+    return SimulatorRun(plan_made, trace, mismatches)
+
+
+def plan(form: Mapping[str, str]) -> simulator.ScenarioPlan:
+    """Return the scenario (warm-up steps included) for the simulator's settings.
+
+    ``form`` holds the settings as the simulator's query fields; a setting out of range is a
+    422 naming it (``location`` query).
+    """
+    try:
+        return simulator.plan_scenario(simulator.parse_settings(form))
+    except simulator.SettingsError as error:
+        raise Invalid(error.field, error.reason, location="query",
+                      reason="simulator_setting") from None

@@ -1,0 +1,97 @@
+"""Keep each browser's self-assessments: its own 1..4 rating of a question or section.
+
+These are opinions, not evidence: stored per browser, listed and cleared by that browser,
+read by calibration, and never by the mastery policy (``quizsvc.review.mastery`` takes only
+graded attempts, and nothing here calls it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from quizsvc.errors import Invalid, NotFound
+from quizsvc.review.calibration import RATING_LABELS
+from quizsvc.store import self_assessments as store
+from quizsvc.store.models import SelfAssessment
+from quizsvc.study.context import Context
+from quizsvc.study.limits import MAX_NOTE
+
+
+@dataclass(frozen=True)
+class SelfAssessmentView:
+    """One self-assessment as the browser sees it."""
+
+    ref: str
+    ref_kind: str
+    rating: int
+    label: str
+    note: str | None
+    updated_at: datetime
+
+
+def view(row: SelfAssessment) -> SelfAssessmentView:
+    """Build the view of a stored self-assessment."""
+    return SelfAssessmentView(row.ref, row.ref_kind, row.rating, RATING_LABELS[row.rating],
+                              row.note, row.updated_at)
+
+
+def ref_kind(ctx: Context, ref: str) -> str:
+    """Say whether ``ref`` names a question or a lesson section (404 if neither)."""
+    if ref in ctx.index.questions:
+        return "question"
+    if ref in ctx.index.sections:
+        return "section"
+    raise NotFound(f"No question or lesson section {ref[:80]!r}.", reason="unknown_ref")
+
+
+def put_self_assessment(ctx: Context, ref: str, rating: int, note: str | None
+                        ) -> tuple[SelfAssessmentView, bool]:
+    """Set this browser's rating of ``ref``; return it and whether it was newly created."""
+    kind = ref_kind(ctx, ref)
+    if rating not in RATING_LABELS:
+        raise Invalid("rating", "must be 1 (not yet) .. 4 (solid)", reason="range",
+                      params={"min": 1, "max": 4})
+    if note is not None and len(note) > MAX_NOTE:
+        raise Invalid("note", f"at most {MAX_NOTE} characters", reason="too_long",
+                      params={"max": MAX_NOTE})
+    row, created = store.put(ctx.db, ctx.browser_id, ref, kind, rating, note or None, ctx.now)
+    result = view(row)
+    ctx.db.commit()
+    return result, created
+
+
+def list_self_assessments(ctx: Context) -> list[SelfAssessmentView]:
+    """List this browser's self-assessments."""
+    if ctx.identity is None:
+        return []
+    rows = [view(row) for row in store.of_browser(ctx.db, ctx.identity.browser_id)]
+    ctx.db.commit()
+    return rows
+
+
+def get_self_assessment(ctx: Context, ref: str) -> SelfAssessmentView:
+    """Return this browser's rating of ``ref`` (404 if it has none)."""
+    row = None if ctx.identity is None else store.one(ctx.db, ctx.identity.browser_id, ref)
+    if row is None:
+        raise NotFound(f"No self-assessment of {ref[:80]!r} in this browser.",
+                       reason="unknown_self_assessment")
+    result = view(row)
+    ctx.db.commit()
+    return result
+
+
+def delete_self_assessment(ctx: Context, ref: str) -> None:
+    """Remove this browser's rating of ``ref`` (404 if it has none)."""
+    if not store.remove(ctx.db, ctx.browser_id, ref):
+        ctx.db.rollback()
+        raise NotFound(f"No self-assessment of {ref[:80]!r} in this browser.",
+                       reason="unknown_self_assessment")
+    ctx.db.commit()
+
+
+def clear_self_assessments(ctx: Context) -> int:
+    """Remove all of this browser's self-assessments; return how many there were."""
+    deleted = store.remove(ctx.db, ctx.browser_id)
+    ctx.db.commit()
+    return deleted

@@ -1,0 +1,110 @@
+"""Serve a session's questions: a fresh variant per question, its prompt and nothing more.
+
+What a served question shows is its prompt, displayed parameters and answer shape, never its
+answer, seed or ledger scenario. The variant's answer key is sealed beside it when served, so
+grading never rebuilds the variant.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from quizsvc.bank.answer_key import AnswerKey
+from quizsvc.bank.errors import BankError
+from quizsvc.bank.model import AnswerInput, Question, Text, Variant
+from quizsvc.errors import Gone
+from quizsvc.store import sessions as store
+from quizsvc.study.context import Context
+from quizsvc.study.sessions import SessionView, opaque_id, owned_session, session_view
+
+log = logging.getLogger(__name__)
+
+SEED_BITS = 48
+SEED_DRAWS = 8  # seeds tried for one served variant before a bank failure is reported
+
+
+@dataclass(frozen=True)
+class ServedQuestion:
+    """A variant as served: what may be shown before answering, and nothing more."""
+
+    variant_id: str
+    question_id: str
+    kind: str
+    lesson: str
+    section: str
+    title: Text
+    prompt: Text
+    params: dict[str, Any]
+    input: AnswerInput
+    served_at: datetime
+
+
+@dataclass(frozen=True)
+class NextItem:
+    """The session's next question, or ``question=None`` when the session is done."""
+
+    session: SessionView
+    position: int | None
+    question: ServedQuestion | None
+
+    @property
+    def done(self) -> bool:
+        """Tell whether the session has nothing left to serve."""
+        return self.question is None
+
+
+def served_view(q: Question, variant_id: str, built: Variant, served_at: datetime
+                ) -> ServedQuestion:
+    """Return what the client may see of a built variant of ``q``."""
+    return ServedQuestion(variant_id, q.id, str(q.kind), q.lesson, q.section, q.title,
+                          built.prompt, dict(built.params), built.input, served_at)
+
+
+def draw_variant(ctx: Context, q: Question) -> tuple[int, Variant]:
+    """Draw a seed for ``q`` and build its variant (redrawing a seed the bank cannot use)."""
+    for draw in range(1, SEED_DRAWS + 1):
+        seed = ctx.rng.getrandbits(SEED_BITS)
+        try:
+            return seed, ctx.bank.variant(q.id, seed)
+        except BankError as error:  # a template may find no usable numbers for one seed
+            if draw == SEED_DRAWS:
+                raise
+            log.warning("question %s: seed %d gives no variant (%s); drawing another", q.id,
+                        seed, error)
+    raise AssertionError("unreachable")
+
+
+def next_question(ctx: Context, session_id: str) -> NextItem:
+    """Serve the session's first unanswered question (the same variant until it is answered).
+
+    Each question gets a freshly drawn variant (a new seed) when first served, so a review of
+    a numeric question never repeats the numbers of the last one.
+    """
+    stored = owned_session(ctx, session_id)
+    item = store.next_item(ctx.db, stored.id)
+    if item is None or item.variant_id is not None:  # nothing new to serve
+        view = session_view(ctx, stored)
+        ctx.db.commit()
+        if item is None:
+            return NextItem(view, None, None)
+        assert item.seed is not None and item.served_at is not None
+        q = ctx.index.question(item.question_id)
+        return NextItem(view, item.position, served_view(
+            q, item.variant_id, ctx.bank.variant(q.id, item.seed), item.served_at))
+    q = ctx.index.questions.get(item.question_id)
+    if q is None:
+        raise Gone("This session's next question is no longer in the bank; start a new "
+                   "session.", reason="question_gone")
+    seed, built = draw_variant(ctx, q)
+    variant_id = opaque_id(ctx)
+    store.serve_item(ctx.db, item.id, {
+        "id": variant_id, "learner_id": ctx.learner_id, "question_id": q.id,
+        "lesson": q.lesson, "kind": str(q.kind), "seed": seed,
+        "bank_version": str(ctx.bank.version), "served_at": ctx.now, "answered": False,
+        "open_book": False, "answer_key": AnswerKey.from_variant(built).to_json()})
+    view = session_view(ctx, stored)
+    ctx.db.commit()
+    return NextItem(view, item.position, served_view(q, variant_id, built, ctx.now))

@@ -1,0 +1,148 @@
+"""Start closed-book study sessions and report their progress.
+
+A session picks due reviews first, then new questions, when it starts (quiz mode then tops up
+with the graded questions due soonest; flashcards mode takes only flashcards). Its questions
+are then served one by one (``quizsvc.study.serving``).
+"""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass
+from datetime import datetime
+
+from quizsvc.bank.model import QuestionKind
+from quizsvc.errors import Invalid, NotFound
+from quizsvc.store import progress as progress_store
+from quizsvc.store import sessions as store
+from quizsvc.study.bank_index import GRADED_KINDS
+from quizsvc.study.context import Context
+
+MODES = ("review", "quiz", "flashcards")
+
+
+def opaque_id(ctx: Context) -> str:
+    """Return a new 128-bit url-safe id from the context's random source."""
+    return base64.urlsafe_b64encode(ctx.rng.getrandbits(128).to_bytes(16, "big")
+                                    ).rstrip(b"=").decode()
+
+
+@dataclass(frozen=True)
+class SessionView:
+    """A study session as the client sees it."""
+
+    id: str
+    lesson: str
+    mode: str
+    size: int
+    total: int
+    answered: int
+    due: int
+    new: int
+    practice: int
+    created_at: datetime
+
+    @property
+    def done(self) -> bool:
+        """Tell whether every question of the session has been answered."""
+        return self.answered >= self.total
+
+
+def wanted_in(mode: str, kind: QuestionKind) -> bool:
+    """Tell whether a session of ``mode`` serves questions of ``kind``."""
+    if mode == "quiz":
+        return kind in GRADED_KINDS
+    if mode == "flashcards":
+        return kind == QuestionKind.FLASHCARD
+    return True
+
+
+def check_mode(mode: str) -> None:
+    """Refuse an unknown session mode (422 on ``mode``)."""
+    if mode not in MODES:
+        raise Invalid("mode", f"must be one of {', '.join(MODES)}", reason="one_of",
+                      params={"choices": ", ".join(MODES)})
+
+
+def start_session(ctx: Context, lesson: str, mode: str, size: int) -> SessionView:
+    """Start a session of up to ``size`` questions of ``lesson``: due first, then new.
+
+    Review mode serves every kind that is due or new (spaced repetition); flashcards mode
+    does the same for flashcards alone (front, reveal, four self-ratings, nothing graded in
+    between); quiz mode leaves out self-rated cards and, when short, adds the graded
+    questions due soonest. New questions come in the bank's teaching order.
+    """
+    check_mode(mode)
+    max_size = ctx.limits.max_session_size
+    if not 1 <= size <= max_size:
+        raise Invalid("size", f"must be between 1 and {max_size}", reason="range",
+                      params={"min": 1, "max": max_size})
+    if lesson not in ctx.index.lessons:
+        raise Invalid("lesson", "unknown lesson", reason="unknown_lesson")
+    candidates = [q for q in ctx.index.by_lesson[lesson] if wanted_in(mode, q.kind)]
+    wanted = {q.id for q in candidates}
+    cards = progress_store.card_dues(ctx.db, ctx.learner_id, lesson)
+    known = {question_id for question_id, _ in cards}
+    due = [qid for qid, due_at in cards if qid in wanted and due_at <= ctx.now]
+    new = [q.id for q in candidates if q.id not in known]
+    picked: list[tuple[str, str]] = [(qid, "due") for qid in due[:size]]
+    picked += [(qid, "new") for qid in new[: size - len(picked)]]
+    if mode == "quiz" and len(picked) < size:
+        chosen = {qid for qid, _ in picked}
+        later = [qid for qid, due_at in cards if qid in wanted and qid not in chosen]
+        picked += [(qid, "practice") for qid in later[: size - len(picked)]]
+    stored = store.StoredSession(opaque_id(ctx), ctx.learner_id, lesson, mode, size, ctx.now)
+    store.create_session(ctx.db, stored, picked)
+    ctx.db.commit()
+    reasons = [reason for _, reason in picked]
+    return SessionView(stored.id, lesson, mode, size, len(picked), 0, reasons.count("due"),
+                       reasons.count("new"), reasons.count("practice"), ctx.now)
+
+
+@dataclass(frozen=True)
+class StartCounts:
+    """What a session of one mode would find now, over every lesson: due and new questions."""
+
+    mode: str
+    due_now: int
+    new: int
+
+
+def start_counts(ctx: Context, mode: str) -> StartCounts:
+    """Count the due and new questions of the kinds a session of ``mode`` serves.
+
+    The start pages show it, so a flashcards page counts flashcards and a quiz page graded
+    questions, as ``start_session`` picks them.
+    """
+    check_mode(mode)
+    wanted = sorted(q.id for questions in ctx.index.by_lesson.values() for q in questions
+                    if wanted_in(mode, q.kind))
+    if ctx.identity is None:
+        return StartCounts(mode, 0, len(wanted))
+    cards, due_now = progress_store.card_counts(ctx.db, ctx.learner_id, wanted, ctx.now)
+    ctx.db.commit()
+    return StartCounts(mode, due_now, len(wanted) - cards)
+
+
+def owned_session(ctx: Context, session_id: str) -> store.StoredSession:
+    """Return one of this learner's sessions or raise ``NotFound``."""
+    found = (None if ctx.identity is None
+             else store.session_of(ctx.db, ctx.identity.learner_id, session_id))
+    if found is None:
+        raise NotFound("No such session.", reason="unknown_session")
+    return found
+
+
+def session_view(ctx: Context, stored: store.StoredSession) -> SessionView:
+    """Return a stored session with its counts."""
+    counts = store.item_counts(ctx.db, stored.id)
+    return SessionView(stored.id, stored.lesson, stored.mode, stored.size, counts.total,
+                       counts.answered, counts.due, counts.new, counts.practice,
+                       stored.created_at)
+
+
+def get_session(ctx: Context, session_id: str) -> SessionView:
+    """Return one of this learner's sessions with its progress."""
+    view = session_view(ctx, owned_session(ctx, session_id))
+    ctx.db.commit()
+    return view
