@@ -10,21 +10,7 @@ import marshmallow as ma
 from marshmallow import fields, validate
 
 from quizsvc.bank.model import QuestionKind
-from quizsvc.http.arguments import (  # noqa: F401  (the views take them from here)
-    AttemptCreateSchema,
-    DueQuerySchema,
-    ExplanationSchema,
-    ExportQuerySchema,
-    IdempotencyHeaderSchema,
-    LanguageQuerySchema,
-    LessonQuerySchema,
-    LinkRequestSchema,
-    PreviewQuerySchema,
-    RatingSchema,
-    SelfAssessmentPutSchema,
-    SessionCreateSchema,
-    StrictSchema,
-)
+from quizsvc.http.arguments import StrictSchema
 from quizsvc.study.limits import MAX_EXPLANATION, MAX_IDEMPOTENCY_KEY, MAX_NOTE, MAX_REF
 from quizsvc.study.portability import EXPORT_FORMAT
 
@@ -67,7 +53,6 @@ class LinkCodeSchema(ma.Schema):
 
 
 
-AWARE = {"format": "iso"}  # naive datetimes are refused: every time here is UTC
 
 
 class TextSchema(ma.Schema):
@@ -336,7 +321,7 @@ class ExportSelfAssessmentSchema(StrictSchema):
     ref_kind = fields.String(required=True, validate=validate.OneOf(("question", "section")))
     rating = fields.Integer(required=True, strict=True, validate=validate.Range(min=1, max=4))
     note = fields.String(required=True, allow_none=True, validate=validate.Length(max=MAX_NOTE))
-    updated_at = fields.AwareDateTime(required=True, **AWARE)
+    updated_at = fields.AwareDateTime(required=True, format="iso")
 
 
 class ExportAttemptSchema(StrictSchema):
@@ -355,15 +340,15 @@ class ExportAttemptSchema(StrictSchema):
     score = fields.Float(required=True, allow_none=True, validate=validate.Range(min=0, max=1))
     misconception_id = fields.String(required=True, allow_none=True,
                                      validate=validate.Length(max=MAX_REF))
-    served_at = fields.AwareDateTime(required=True, **AWARE)
-    submitted_at = fields.AwareDateTime(required=True, **AWARE)
+    served_at = fields.AwareDateTime(required=True, format="iso")
+    submitted_at = fields.AwareDateTime(required=True, format="iso")
     duration_ms = fields.Integer(required=True, strict=True,
                                  validate=validate.Range(min=0, max=MAX_INT32))
     closed_book = fields.Boolean(required=True)
     explanation = fields.String(required=True, allow_none=True,
                                 validate=validate.Length(max=MAX_EXPLANATION))
-    explained_at = fields.AwareDateTime(required=True, allow_none=True, **AWARE)
-    revealed_at = fields.AwareDateTime(required=True, allow_none=True, **AWARE)
+    explained_at = fields.AwareDateTime(required=True, allow_none=True, format="iso")
+    revealed_at = fields.AwareDateTime(required=True, allow_none=True, format="iso")
     idempotency_key = fields.String(required=True,
                                     validate=validate.Length(min=1, max=MAX_IDEMPOTENCY_KEY))
     request_digest = fields.String(required=True, validate=validate.Length(equal=64))
@@ -379,9 +364,9 @@ class ExportCardSchema(StrictSchema):
                           validate=validate.Range(min=0, max=100))
     stability = fields.Float(required=True, allow_none=True, validate=STABILITY)
     difficulty = fields.Float(required=True, allow_none=True, validate=DIFFICULTY)
-    due = fields.AwareDateTime(required=True, **AWARE)
-    last_review = fields.AwareDateTime(required=True, allow_none=True, **AWARE)
-    created_at = fields.AwareDateTime(required=True, **AWARE)
+    due = fields.AwareDateTime(required=True, format="iso")
+    last_review = fields.AwareDateTime(required=True, allow_none=True, format="iso")
+    created_at = fields.AwareDateTime(required=True, format="iso")
 
 
 class ExportReviewLogSchema(StrictSchema):
@@ -391,7 +376,7 @@ class ExportReviewLogSchema(StrictSchema):
     attempt = fields.Integer(required=True, allow_none=True, strict=True,
                              validate=validate.Range(min=1, max=MAX_INT32))
     rating = fields.Integer(required=True, strict=True, validate=validate.Range(min=1, max=4))
-    reviewed_at = fields.AwareDateTime(required=True, **AWARE)
+    reviewed_at = fields.AwareDateTime(required=True, format="iso")
     duration_ms = fields.Integer(required=True, allow_none=True, strict=True,
                                  validate=validate.Range(min=0, max=MAX_INT32))
     rated_by_learner = fields.Boolean(required=True)
@@ -401,8 +386,8 @@ class ExportReviewLogSchema(StrictSchema):
                                  validate=validate.Range(min=0, max=100))
     stability_before = fields.Float(required=True, allow_none=True, validate=STABILITY)
     difficulty_before = fields.Float(required=True, allow_none=True, validate=DIFFICULTY)
-    due_before = fields.AwareDateTime(required=True, **AWARE)
-    last_review_before = fields.AwareDateTime(required=True, allow_none=True, **AWARE)
+    due_before = fields.AwareDateTime(required=True, format="iso")
+    last_review_before = fields.AwareDateTime(required=True, allow_none=True, format="iso")
 
 
 class ExportMasterySchema(StrictSchema):
@@ -411,18 +396,18 @@ class ExportMasterySchema(StrictSchema):
     question_id = fields.String(required=True, validate=validate.Length(min=1, max=MAX_REF))
     lesson = fields.String(required=True, validate=validate.Length(min=1, max=MAX_REF))
     mastered = fields.Boolean(required=True)
-    mastered_at = fields.AwareDateTime(required=True, allow_none=True, **AWARE)
+    mastered_at = fields.AwareDateTime(required=True, allow_none=True, format="iso")
     evidence = fields.List(fields.Integer(strict=True, validate=validate.Range(
         min=1, max=MAX_INT32)), required=True)
     policy = fields.String(required=True, validate=validate.Length(min=1, max=32))
-    evaluated_at = fields.AwareDateTime(required=True, **AWARE)
+    evaluated_at = fields.AwareDateTime(required=True, format="iso")
 
 
 class ExportSchema(StrictSchema):
     """A learner's own data: ``GET /api/export`` writes it, ``POST /api/import`` reads it."""
 
     format = fields.String(required=True, validate=validate.Equal(EXPORT_FORMAT))
-    exported_at = fields.AwareDateTime(required=True, **AWARE)
+    exported_at = fields.AwareDateTime(required=True, format="iso")
     self_assessments = fields.List(fields.Nested(ExportSelfAssessmentSchema), required=True)
     attempts = fields.List(fields.Nested(ExportAttemptSchema), required=True)
     cards = fields.List(fields.Nested(ExportCardSchema), required=True)

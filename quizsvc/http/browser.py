@@ -185,7 +185,7 @@ def csrf_token() -> str:
     if found.minted or not csrf_valid(secret_key, found.token, cookie):
         cookie = sign_csrf(secret_key, found.token, secrets.token_urlsafe(16))
     g.csrf_token_value = cookie
-    return cookie
+    return str(cookie)
 
 
 def set_browser_cookies(response: Response) -> Response:

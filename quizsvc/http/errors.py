@@ -59,7 +59,7 @@ def status_of(error: errors.ServiceError) -> int:
     """Return the HTTP status of a domain exception (its nearest listed class's)."""
     for cls in type(error).__mro__:
         if cls in STATUS:
-            return STATUS[cls]  # type: ignore[index]
+            return STATUS[cls]
     return 400
 
 

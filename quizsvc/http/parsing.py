@@ -21,7 +21,7 @@ from quizsvc.http.inputs import parse_json_body
 class StrictParser(FlaskParser):
     """Raise on unknown keys in the query string, the JSON body and forms."""
 
-    DEFAULT_UNKNOWN_BY_LOCATION: ClassVar[dict[str, str | None]] = {
+    DEFAULT_UNKNOWN_BY_LOCATION: ClassVar[dict[str, str | None]] = {  # type: ignore[misc]
         **FlaskParser.DEFAULT_UNKNOWN_BY_LOCATION,
         "querystring": ma.RAISE,
         "query": ma.RAISE,
@@ -53,7 +53,7 @@ class FormParser(StrictParser):
     JSON error envelope. Unknown fields (the CSRF token, the submit button) are left out.
     """
 
-    DEFAULT_UNKNOWN_BY_LOCATION: ClassVar[dict[str, str | None]] = {
+    DEFAULT_UNKNOWN_BY_LOCATION: ClassVar[dict[str, str | None]] = {  # type: ignore[misc]
         **StrictParser.DEFAULT_UNKNOWN_BY_LOCATION, "form": ma.EXCLUDE}
 
     def handle_error(self, error: ma.ValidationError, req: Any, schema: ma.Schema, *,

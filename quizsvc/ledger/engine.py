@@ -113,7 +113,8 @@ class Engine:
         self.pending = sorted(scenario.requests, key=lambda s: (s.arrival_step, s.index))
         self.by_id: dict[str, Request] = {}
         self.finished_step: dict[str, int] = {}
-        self.batch_queue: deque[tuple[SchedulerOutput, dict[str, list[int]], dict]] = deque()
+        self.batch_queue: deque[tuple[SchedulerOutput, dict[str, list[int]],
+                                      dict[str, Any]]] = deque()
         self.step_index = 0
         self.steps: list[dict[str, Any]] = []
         self.done = False

@@ -91,7 +91,8 @@ def _text(lang: str, en: str, zh: str) -> str:
 
 def find_step(trace: dict[str, Any], step: int) -> dict[str, Any]:
     """Return the trace record of loop step ``step`` (KeyError if absent)."""
-    for record in trace["steps"]:
+    records: list[dict[str, Any]] = trace["steps"]
+    for record in records:
         if record["step"] == step:
             return record
     raise KeyError(f"no step {step} in trace")

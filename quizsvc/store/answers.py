@@ -28,7 +28,6 @@ from functools import cache
 from typing import Any
 
 from sqlalchemy import (
-    Insert,
     Select,
     and_,
     bindparam,
@@ -53,10 +52,11 @@ from quizsvc.store.models import (
     ReviewCard,
     ReviewLog,
     ServedVariant,
+    table,
 )
 
-ATTEMPTS, LEARNERS, SERVED = Attempt.__table__, Learner.__table__, ServedVariant.__table__
-CARDS, LOGS, MASTERY = ReviewCard.__table__, ReviewLog.__table__, Mastery.__table__
+ATTEMPTS, LEARNERS, SERVED = table(Attempt), table(Learner), table(ServedVariant)
+CARDS, LOGS, MASTERY = table(ReviewCard), table(ReviewLog), table(Mastery)
 CARD_STATE = ("state", "step", "stability", "difficulty", "due", "last_review")
 LOG_STATE = tuple(f"{name}_before" for name in CARD_STATE)
 
@@ -253,10 +253,12 @@ def write_answer(db: Session, write: AnswerWrite) -> int | None:
     idempotency key raises ``sqlalchemy.exc.IntegrityError`` with nothing written.
     """
     own = not db.in_transaction()
+    attempt_id: int | None
     if dialect_of(db) == "postgresql":
         if own:
             begin_one_statement(db)
-        attempt_id = db.execute(*postgresql_write(write)).scalar()
+        statement, params = postgresql_write(write)
+        attempt_id = db.execute(statement, params).scalar()
     else:
         attempt_id = sqlite_write(db, write)
     if own:
@@ -277,26 +279,36 @@ CLAIM = (update(SERVED)
          .values(answered=True))
 
 
+INSERT_ATTEMPT = insert(ATTEMPTS).returning(ATTEMPTS.c.id)
+INSERT_CARD = insert(CARDS).returning(CARDS.c.id)
+UPDATE_CARD = (update(CARDS).where(CARDS.c.id == bindparam("b_card"))
+               .values({name: bindparam(name) for name in CARD_STATE}))
+INSERT_LOG = insert(LOGS)
+
+
 def sqlite_write(db: Session, write: AnswerWrite) -> int | None:
-    """Write an answer statement by statement, stopping at the first sign of staleness."""
+    """Write an answer statement by statement, stopping at the first sign of staleness.
+
+    The statements are built once, their values passed as parameters.
+    """
+    conn = db.connection()
     keys = {"b_learner": write.learner_id, "b_seq": write.review_seq,
             "b_variant": write.variant_id, "b_open_book": write.open_book}
-    if db.execute(BUMP_SEQ, keys).rowcount != 1 or db.execute(CLAIM, keys).rowcount != 1:
+    if conn.execute(BUMP_SEQ, keys).rowcount != 1 or conn.execute(CLAIM, keys).rowcount != 1:
         return None
-    attempt_id = db.execute(insert(ATTEMPTS).values(write.attempt)).inserted_primary_key[0]
+    attempt_id: int = conn.execute(INSERT_ATTEMPT, write.attempt).scalar_one()
     entry = write.review
     if entry is not None:
         card_id = write.card_id
         if card_id is None:
-            card_id = db.execute(insert(CARDS).values(new_card_values(
+            card_id = conn.execute(INSERT_CARD, new_card_values(
                 write.learner_id, write.attempt["question_id"], write.attempt["lesson"], entry,
-                write.attempt["submitted_at"]))).inserted_primary_key[0]
+                write.attempt["submitted_at"])).scalar_one()
         else:
-            db.execute(update(CARDS).where(CARDS.c.id == card_id)
-                       .values(card_values(entry.after)))
-        db.execute(insert(LOGS).values(
-            card_id=card_id, attempt_id=attempt_id,
-            **log_values(write.learner_id, entry, write.attempt["duration_ms"], False)))
+            conn.execute(UPDATE_CARD, {"b_card": card_id, **card_values(entry.after)})
+        conn.execute(INSERT_LOG, {
+            "card_id": card_id, "attempt_id": attempt_id,
+            **log_values(write.learner_id, entry, write.attempt["duration_ms"], False)})
     if write.mastery is not None:
         write_mastery(db, write.learner_id, write.attempt, write.mastery, attempt_id)
     return attempt_id
@@ -344,7 +356,7 @@ NEW_MASTERY_COLUMNS = ("learner_id", "question_id", "lesson", *MASTERY_COLUMNS)
 
 @cache
 def postgresql_statement(card: str, log: bool, mastery: str, evidence: tuple[bool, ...]
-                         ) -> Insert:
+                         ) -> Select[Any]:
     """Build the one data-modifying statement for a write of this shape (built once).
 
     ``seq`` bumps the learner's counter only if unchanged and the variant is claimable;
@@ -401,6 +413,7 @@ def postgresql_statement(card: str, log: bool, mastery: str, evidence: tuple[boo
         entries = [new_id if new else cast(bindparam(f"m_ev{i}"), ATTEMPTS.c.id.type)
                    for i, new in enumerate(evidence)]
         evidence_value = cast(func.json_build_array(*entries), MASTERY.c.evidence.type)
+        step: Any
         if mastery == "insert":
             step = (insert(MASTERY)
                     .from_select((*NEW_MASTERY_COLUMNS, "evidence"),
@@ -415,10 +428,10 @@ def postgresql_statement(card: str, log: bool, mastery: str, evidence: tuple[boo
                     .values({**{name: bindparam("m_" + name, type_=MASTERY.c[name].type)
                                 for name in MASTERY_COLUMNS}, "evidence": evidence_value}))
         steps.append(step.returning(MASTERY.c.id).cte("mastery_change"))
-    return select(att.c.id).add_cte(*steps[1:])  # type: ignore[return-value]
+    return select(att.c.id).add_cte(*steps[1:])
 
 
-def postgresql_write(write: AnswerWrite) -> tuple[Any, dict[str, Any]]:
+def postgresql_write(write: AnswerWrite) -> tuple[Select[Any], dict[str, Any]]:
     """Return the one statement for ``write`` and its parameters."""
     card = "none" if write.review is None else ("insert" if write.card_id is None else "update")
     change = write.mastery
@@ -562,10 +575,11 @@ def card_of(db: Session, learner_id: int, question_id: str) -> StoredCard | None
 def record_review(db: Session, learner_id: int, answered: Attempt, card: StoredCard | None,
                   entry: Review, by_learner: bool) -> None:
     """Write a first review of an attempt: the card (created if new) and its log entry."""
+    conn = db.connection()
     if card is None:
-        card_id = db.execute(insert(CARDS).values(new_card_values(
-            learner_id, answered.question_id, answered.lesson, entry, entry.reviewed_at))
-        ).inserted_primary_key[0]
+        card_id = conn.execute(INSERT_CARD, new_card_values(
+            learner_id, answered.question_id, answered.lesson, entry, entry.reviewed_at)
+        ).scalar_one()
     else:
         card_id = card.id
         db.execute(update(CARDS).where(CARDS.c.id == card_id).values(card_values(entry.after)))

@@ -30,9 +30,10 @@ def make_engine(url: str, **options: Any) -> Engine:
     takes over BEGIN. Foreign keys are off in SQLite unless asked for. SQLite has one writer
     at a time: every transaction begins IMMEDIATE (so one that reads and then writes cannot
     fail half-way because another connection wrote in between) and waits up to
-    ``SQLITE_BUSY_TIMEOUT`` for the writer slot (SQLite's own busy handler). A transaction
-    begun with the ``READ_ONLY`` execution option (``begin_read_only``) is a plain deferred
-    one instead: in WAL mode a reader neither waits for the writer nor holds it up.
+    ``SQLITE_BUSY_TIMEOUT`` for the writer slot (SQLite's own busy handler). A "transaction"
+    begun with the ``READ_ONLY`` execution option (``begin_read_only``) begins nothing: each of
+    its reads runs on its own in autocommit, as on PostgreSQL, and in WAL mode a reader
+    neither waits for the writer nor holds it up.
     """
     is_sqlite = url.startswith("sqlite")
     if is_sqlite:
@@ -54,8 +55,8 @@ def make_engine(url: str, **options: Any) -> Engine:
 
         @event.listens_for(engine, "begin")
         def on_begin(connection: Connection) -> None:
-            read_only = connection.get_execution_options().get(READ_ONLY)
-            connection.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
+            if not connection.get_execution_options().get(READ_ONLY):
+                connection.exec_driver_sql("BEGIN IMMEDIATE")
 
     return engine
 
@@ -104,7 +105,7 @@ class Database:
         """Return this request's session, opening it on first use."""
         from flask import g
 
-        session = g.get("db_session")
+        session: Session | None = g.get("db_session")
         if session is None:
             session = self.new_session()
             g.db_session = session
@@ -139,12 +140,13 @@ def close_quietly(session: Session) -> None:
 
 
 def begin_read_only(session: Session) -> None:
-    """Begin ``session``'s transaction as one that only reads.
+    """Begin ``session``'s transaction as one that only reads, each read on its own.
 
-    On a SQLite file it then takes no writer lock (a WAL reader sees the last commit); on
-    PostgreSQL it runs in autocommit, saving the BEGIN and ROLLBACK round trips of a lone
-    read (not when the session joins a test's open transaction). Call it before the
-    session's first statement and end the transaction before writing anything.
+    Its statements run in autocommit (on SQLite no BEGIN is sent and no writer lock taken;
+    on PostgreSQL the connection is in autocommit), saving the BEGIN and ROLLBACK of a lone
+    read; reads that must agree with each other are checked by the write that follows
+    (``review_seq``). Not so when the session joins a test's open transaction. Call it
+    before the session's first statement, and end it before writing anything.
     """
     options: dict[str, Any] = {READ_ONLY: True}
     bind = session.get_bind()
@@ -177,7 +179,8 @@ def get_db() -> Database:
     """Return the current app's ``Database``."""
     from flask import current_app
 
-    return current_app.extensions["quizsvc.db"]
+    database: Database = current_app.extensions["quizsvc.db"]
+    return database
 
 
 def get_session() -> Session:

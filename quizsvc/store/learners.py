@@ -9,12 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import bindparam, func, insert, select, update
 from sqlalchemy.orm import Session
 
-from quizsvc.store.models import Browser, Learner, LinkCode
+from quizsvc.store.models import Browser, Learner, LinkCode, table
 
-LEARNERS, BROWSERS, LINK_CODES = Learner.__table__, Browser.__table__, LinkCode.__table__
+LEARNERS, BROWSERS, LINK_CODES = table(Learner), table(Browser), table(LinkCode)
 
 
 @dataclass(frozen=True)
@@ -25,20 +25,22 @@ class BrowserRow:
     learner_id: int
 
 
-BROWSER_BY_HASH = select(BROWSERS.c.id, BROWSERS.c.learner_id)
+BROWSER_BY_HASH = select(BROWSERS.c.id, BROWSERS.c.learner_id).where(
+    BROWSERS.c.token_hash == bindparam("token_hash"))
 
 
 def browser_by_hash(db: Session, token_hash: str) -> BrowserRow | None:
     """Return the browser stored under ``token_hash`` (None: unknown)."""
-    row = db.execute(BROWSER_BY_HASH.where(BROWSERS.c.token_hash == token_hash)).first()
+    row = db.execute(BROWSER_BY_HASH, {"token_hash": token_hash}).first()
     return None if row is None else BrowserRow(row.id, row.learner_id)
 
 
 def register_browser(db: Session, token_hash: str, now: datetime) -> BrowserRow:
     """Create a new learner owning a new browser stored under ``token_hash``."""
-    learner_id = db.execute(insert(LEARNERS).values(created_at=now)).inserted_primary_key[0]
-    browser_id = db.execute(insert(BROWSERS).values(
-        learner_id=learner_id, token_hash=token_hash, created_at=now)).inserted_primary_key[0]
+    learner_id: int = db.execute(insert(LEARNERS).returning(LEARNERS.c.id),
+                                 {"created_at": now}).scalar_one()
+    browser_id: int = db.execute(insert(BROWSERS).returning(BROWSERS.c.id), {
+        "learner_id": learner_id, "token_hash": token_hash, "created_at": now}).scalar_one()
     return BrowserRow(browser_id, learner_id)
 
 
@@ -85,10 +87,10 @@ def use_link_code(db: Session, code_id: int, browser_id: int, now: datetime) -> 
 
     The single-use guarantee must hold under concurrent redemption too.
     """
-    claimed = db.execute(update(LINK_CODES)
+    claimed = db.connection().execute(update(LINK_CODES)
                          .where(LINK_CODES.c.id == code_id, LINK_CODES.c.used_at.is_(None))
                          .values(used_at=now, used_by_browser_id=browser_id)).rowcount
-    return claimed == 1
+    return bool(claimed == 1)
 
 
 def move_browser(db: Session, browser_id: int, learner_id: int, now: datetime) -> None:

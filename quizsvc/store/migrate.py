@@ -31,7 +31,7 @@ def resolve_database_url() -> str:
     """Return ``QUIZSVC_DATABASE_URL`` or the default SQLite file in the instance folder."""
     url = from_environment()["DATABASE_URL"]
     if url:
-        return url
+        return str(url)
     folder = Path(instance_path())
     folder.mkdir(parents=True, exist_ok=True)
     return default_database_url(folder)

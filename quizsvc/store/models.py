@@ -29,6 +29,7 @@ from sqlalchemy import (
     MetaData,
     SmallInteger,
     String,
+    Table,
     Text,
     TypeDecorator,
     UniqueConstraint,
@@ -324,3 +325,10 @@ class Mastery(Base):
     evidence: Mapped[list[int]] = mapped_column(JSON)
     policy: Mapped[str] = mapped_column(String(32))
     evaluated_at: Mapped[datetime]
+
+
+def table(model: type[Base]) -> Table:
+    """Return a model's ``Table`` (what the repositories' Core statements run on)."""
+    found = model.__table__
+    assert isinstance(found, Table)
+    return found

@@ -16,9 +16,9 @@ from sqlalchemy import case, func, select
 from sqlalchemy.orm import Session
 
 from quizsvc.store.database import dialect_of
-from quizsvc.store.models import Attempt, Mastery, ReviewCard
+from quizsvc.store.models import Attempt, Mastery, ReviewCard, table
 
-CARDS, ATTEMPTS = ReviewCard.__table__, Attempt.__table__
+CARDS, ATTEMPTS = table(ReviewCard), table(Attempt)
 
 
 @dataclass(frozen=True)

@@ -46,7 +46,7 @@ def remove(db: Session, browser_id: int, ref: str | None = None) -> int:
     condition = [SelfAssessment.browser_id == browser_id]
     if ref is not None:
         condition.append(SelfAssessment.ref == ref)
-    return db.execute(delete(SelfAssessment).where(*condition)).rowcount or 0
+    return db.connection().execute(delete(SelfAssessment).where(*condition)).rowcount or 0
 
 
 def ratings(db: Session, browser_id: int) -> dict[str, int]:

@@ -16,10 +16,10 @@ from typing import Any
 from sqlalchemy import bindparam, func, insert, select, update
 from sqlalchemy.orm import Session
 
-from quizsvc.store.models import ServedVariant, SessionItem, StudySession
+from quizsvc.store.models import ServedVariant, SessionItem, StudySession, table
 
-SESSIONS, ITEMS = StudySession.__table__, SessionItem.__table__
-SERVED = ServedVariant.__table__
+SESSIONS, ITEMS = table(StudySession), table(SessionItem)
+SERVED = table(ServedVariant)
 
 
 @dataclass(frozen=True)
@@ -158,7 +158,8 @@ def mark_open_book(db: Session, learner_id: int, lesson: str | None = None) -> i
                  SERVED.c.open_book.is_(False)]
     if lesson is not None:
         condition.append(SERVED.c.lesson == lesson)
-    return db.execute(update(SERVED).where(*condition).values(open_book=True)).rowcount or 0
+    return db.connection().execute(update(SERVED).where(*condition)
+                                   .values(open_book=True)).rowcount or 0
 
 
 def open_variants(db: Session, learner_id: int, lesson: str | None = None) -> int:

@@ -24,7 +24,7 @@ from quizsvc.errors import Conflict, Invalid
 from quizsvc.review import mastery as mastery_policy
 from quizsvc.store import answers
 from quizsvc.store import self_assessments as self_assessment_store
-from quizsvc.store.models import SelfAssessment
+from quizsvc.store.models import SelfAssessment, table
 from quizsvc.study.context import Context
 from quizsvc.study.sessions import opaque_id
 
@@ -144,7 +144,7 @@ def import_learner_data(ctx: Context, document: dict[str, Any]) -> dict[str, int
     by_number = dict(zip((row["n"] for row in document["attempts"]), attempt_ids, strict=True))
     mastery_rows = restored_mastery(ctx, document, by_number)
     answers.insert_rows(ctx.db, answers.MASTERY, mastery_rows)
-    answers.insert_rows(ctx.db, SelfAssessment.__table__, [
+    answers.insert_rows(ctx.db, table(SelfAssessment), [
         {"browser_id": ctx.browser_id, **{name: row[name] for name in SELF_ASSESSMENT_FIELDS}}
         for row in document["self_assessments"]])
     ctx.db.commit()
@@ -186,7 +186,8 @@ def restored_mastery(ctx: Context, document: dict[str, Any], attempt_ids: dict[i
             "lesson": lessons[question_id], "mastered": verdict.mastered,
             "mastered_at": verdict.mastered_at, "evidence": list(verdict.evidence),
             "policy": mastery_policy.POLICY,
-            "evaluated_at": record["evaluated_at"] if agrees else ctx.now})
+            "evaluated_at": record["evaluated_at"] if record is not None and agrees
+            else ctx.now})
     return rows
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from quizsvc.errors import Invalid
 from quizsvc.ledger import ScenarioError, SchedulerCrash, replay
@@ -29,7 +29,7 @@ CONFIG_CEILINGS = {
 }
 
 
-def is_int(value: Any) -> bool:
+def is_int(value: Any) -> TypeGuard[int]:
     """Tell whether a JSON value is an integer (booleans are not)."""
     return isinstance(value, int) and not isinstance(value, bool)
 

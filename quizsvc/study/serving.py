@@ -90,10 +90,10 @@ def next_question(ctx: Context, session_id: str) -> NextItem:
         ctx.db.commit()
         if item is None:
             return NextItem(view, None, None)
-        assert item.seed is not None and item.served_at is not None
-        q = ctx.index.question(item.question_id)
+        assert item.variant_id and item.seed is not None and item.served_at is not None
+        served = ctx.index.question(item.question_id)
         return NextItem(view, item.position, served_view(
-            q, item.variant_id, ctx.bank.variant(q.id, item.seed), item.served_at))
+            served, item.variant_id, ctx.bank.variant(served.id, item.seed), item.served_at))
     q = ctx.index.questions.get(item.question_id)
     if q is None:
         raise Gone("This session's next question is no longer in the bank; start a new "

@@ -7,18 +7,12 @@ and leave judging it to the bank's grader, so a form and a script are graded the
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from collections.abc import Sequence
+from typing import Any
 
+from werkzeug.datastructures import MultiDict
 
-class FieldSource(Protocol):
-    """What a posted form offers (werkzeug's ``MultiDict`` fits)."""
-
-    def get(self, key: str, default: Any = None) -> Any:
-        """Return the first value of ``key``."""
-
-    def getlist(self, key: str) -> list[Any]:
-        """Return every value of ``key``."""
+FieldSource = MultiDict[str, str]  # what a posted form offers (``request.form``)
 
 
 class FormError(ValueError):
@@ -80,11 +74,3 @@ def order_from_positions(option_ids: Sequence[str], form: FieldSource) -> list[s
     if len(set(positions.values())) != len(positions):
         raise FormError("answer", "give every item a different position")
     return sorted(positions, key=positions.__getitem__)
-
-
-def echo_values(input_type: str, length: int | None, form: Mapping[str, Any] | FieldSource
-                ) -> dict[str, Any]:
-    """Return what the learner typed, to refill the form after an answer could not be read."""
-    if input_type == "multi":
-        return {"answer": list(form.getlist("answer"))}  # type: ignore[union-attr]
-    return {key: form.get(key) for key in form}  # type: ignore[union-attr]

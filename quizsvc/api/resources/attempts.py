@@ -7,9 +7,9 @@ from typing import Any
 from flask.views import MethodView
 
 from quizsvc.api.blueprint import ApiBlueprint
-from quizsvc.api.schemas import (
+from quizsvc.api.schemas import AttemptSchema
+from quizsvc.http.arguments import (
     AttemptCreateSchema,
-    AttemptSchema,
     ExplanationSchema,
     IdempotencyHeaderSchema,
     RatingSchema,

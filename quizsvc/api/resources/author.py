@@ -14,9 +14,9 @@ from flask import current_app, request
 from flask.views import MethodView
 
 from quizsvc.api.blueprint import ApiBlueprint
-from quizsvc.api.schemas import PreviewQuerySchema
 from quizsvc.errors import NotFound, Unauthorized
 from quizsvc.extensions import runtime
+from quizsvc.http.arguments import PreviewQuerySchema
 from quizsvc.study import author
 
 blp = ApiBlueprint("author", __name__, url_prefix="/api/author",

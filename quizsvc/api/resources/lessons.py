@@ -7,7 +7,8 @@ from typing import Any
 from flask.views import MethodView
 
 from quizsvc.api.blueprint import ApiBlueprint
-from quizsvc.api.schemas import LanguageQuerySchema, LessonSummarySchema, LessonTextSchema
+from quizsvc.api.schemas import LessonSummarySchema, LessonTextSchema
+from quizsvc.http.arguments import LanguageQuerySchema
 from quizsvc.http.context import current_context
 from quizsvc.study import lessons
 

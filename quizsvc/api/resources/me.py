@@ -8,7 +8,8 @@ from typing import Any
 from flask import current_app
 
 from quizsvc.api.blueprint import ApiBlueprint
-from quizsvc.api.schemas import LinkCodeSchema, LinkRequestSchema, MeSchema
+from quizsvc.api.schemas import LinkCodeSchema, MeSchema
+from quizsvc.http.arguments import LinkRequestSchema
 from quizsvc.http.browser import csrf_token
 from quizsvc.http.context import current_context
 from quizsvc.study import linking

@@ -8,7 +8,8 @@ from flask import Response
 from flask.views import MethodView
 
 from quizsvc.api.blueprint import ApiBlueprint
-from quizsvc.api.schemas import ExportQuerySchema, ExportSchema, ImportResultSchema
+from quizsvc.api.schemas import ExportSchema, ImportResultSchema
+from quizsvc.http.arguments import ExportQuerySchema
 from quizsvc.http.context import current_context
 from quizsvc.study import portability
 

@@ -7,13 +7,8 @@ from typing import Any
 from flask.views import MethodView
 
 from quizsvc.api.blueprint import ApiBlueprint
-from quizsvc.api.schemas import (
-    DueQuerySchema,
-    DueReportSchema,
-    LessonQuerySchema,
-    MasteryRecordSchema,
-    ProgressSchema,
-)
+from quizsvc.api.schemas import DueReportSchema, MasteryRecordSchema, ProgressSchema
+from quizsvc.http.arguments import DueQuerySchema, LessonQuerySchema
 from quizsvc.http.context import current_context
 from quizsvc.study import progress
 

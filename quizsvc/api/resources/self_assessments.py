@@ -7,7 +7,8 @@ from typing import Any
 from flask.views import MethodView
 
 from quizsvc.api.blueprint import ApiBlueprint
-from quizsvc.api.schemas import DeletedSchema, SelfAssessmentPutSchema, SelfAssessmentSchema
+from quizsvc.api.schemas import DeletedSchema, SelfAssessmentSchema
+from quizsvc.http.arguments import SelfAssessmentPutSchema
 from quizsvc.http.context import current_context
 from quizsvc.study import self_assessments as service
 

@@ -7,7 +7,8 @@ from typing import Any
 from flask.views import MethodView
 
 from quizsvc.api.blueprint import ApiBlueprint
-from quizsvc.api.schemas import NextItemSchema, SessionCreateSchema, SessionSchema
+from quizsvc.api.schemas import NextItemSchema, SessionSchema
+from quizsvc.http.arguments import SessionCreateSchema
 from quizsvc.http.context import current_context
 from quizsvc.study import serving, sessions
 

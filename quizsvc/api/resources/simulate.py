@@ -9,8 +9,9 @@ from flask import request
 from flask.views import MethodView
 
 from quizsvc.api.blueprint import ApiBlueprint
-from quizsvc.api.schemas import ScenarioPlanSchema, ScenarioSchema, StrictSchema, TraceSchema
+from quizsvc.api.schemas import ScenarioPlanSchema, ScenarioSchema, TraceSchema
 from quizsvc.extensions import runtime
+from quizsvc.http.arguments import StrictSchema
 from quizsvc.study import sandbox, simulator
 
 blp = ApiBlueprint("simulate", __name__, url_prefix="/api",
