@@ -146,7 +146,11 @@ class Engine:
         record: dict[str, Any] | None = None
         listed: list[Request] = []
         if self.tracing:
-            listed = alive
+            # FORMAT.md lists every request alive before the step, arriving or aborted in it:
+            # an abort naming a request that had already finished lists it too, unchanged.
+            alive_ids = {r.request_id for r in alive}
+            listed = alive + [self.by_id[rid] for rid in self.scenario.aborts.get(step, ())
+                              if rid in self.by_id and rid not in alive_ids]
             record = {
                 "step": step,
                 "arrivals": arrivals,
