@@ -7,9 +7,9 @@ The URL comes from, in order: a connection passed in ``config.attributes["connec
 
 from alembic import context
 
+from quizsvc.store.database import make_engine
 from quizsvc.store.migrate import resolve_database_url
 from quizsvc.store.models import Base
-from quizsvc.store.database import make_engine
 
 config = context.config
 target_metadata = Base.metadata

@@ -8,6 +8,7 @@ read from ``QUIZSVC_*`` environment variables, then ``config`` overrides it (tes
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -27,12 +28,19 @@ from quizsvc.api.resources import (
     sessions,
     simulate,
 )
-from quizsvc.config import default_database_url, from_environment
+from quizsvc.config import (
+    SECRET_KEY_FILE,
+    default_database_url,
+    from_environment,
+    instance_secret_key,
+)
 from quizsvc.http import browser, headers, inputs
 from quizsvc.http.errors import register_error_handlers
 from quizsvc.store import migrate
 from quizsvc.store.database import Database
 from quizsvc.web import views
+
+log = logging.getLogger(__name__)
 
 API_BLUEPRINTS = (health, me, lessons, sessions, attempts, reviews, self_assessments,
                   portability, simulate, author)
@@ -55,6 +63,12 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     if not app.config.get("DATABASE_URL"):
         Path(app.instance_path).mkdir(parents=True, exist_ok=True)
         app.config["DATABASE_URL"] = default_database_url(app.instance_path)
+    if not app.config.get("SECRET_KEY"):
+        app.config["SECRET_KEY"], made = instance_secret_key(app.instance_path)
+        if made:
+            log.warning("QUIZSVC_SECRET_KEY is not set: generated a secret key into %s; "
+                        "every server of this deployment must share it",
+                        Path(app.instance_path) / SECRET_KEY_FILE)
 
     Database().init_app(app)
     extensions.init_app(app)

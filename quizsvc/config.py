@@ -8,14 +8,11 @@ environment. ``create_app(config)`` lets tests override any key after the enviro
 from __future__ import annotations
 
 import os
+import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-# The secret signs the CSRF token. This fallback is for development only: any deployment must
-# set QUIZSVC_SECRET_KEY (docker-compose.yml does), otherwise tokens are forgeable.
-DEV_SECRET_KEY = "dev-only-insecure-secret-key"
 
 
 @dataclass(frozen=True)
@@ -32,8 +29,9 @@ class Setting:
 ENVIRONMENT: tuple[Setting, ...] = (
     Setting("DATABASE_URL", "QUIZSVC_DATABASE_URL", str, None,
             "SQLAlchemy URL; default: SQLite file quizsvc.sqlite3 in the instance folder"),
-    Setting("SECRET_KEY", "QUIZSVC_SECRET_KEY", str, DEV_SECRET_KEY,
-            "key that signs CSRF tokens (dev default is insecure)"),
+    Setting("SECRET_KEY", "QUIZSVC_SECRET_KEY", str, None,
+            "key that signs browser ids, CSRF tokens and exports; unset: one is generated "
+            "into the instance folder (every server of a deployment must share it)"),
     Setting("COOKIE_SECURE", "QUIZSVC_COOKIE_SECURE", bool, False,
             "mark the identity and CSRF cookies Secure (set behind HTTPS)"),
     Setting("AUTHOR_TOKEN", "QUIZSVC_AUTHOR_TOKEN", str, None,
@@ -83,6 +81,35 @@ def from_environment(environ: Mapping[str, str] | None = None) -> dict[str, Any]
         raw = environ.get(setting.env)
         config[setting.key] = setting.default if raw is None else parse_value(setting, raw)
     return config
+
+
+SECRET_KEY_FILE = "secret_key"
+SECRET_KEY_BYTES = 32
+
+
+def instance_secret_key(instance_path: str | os.PathLike[str]) -> tuple[str, bool]:
+    """Return the key kept in the instance folder, generating it on first use; say if new.
+
+    A deployment that sets no ``QUIZSVC_SECRET_KEY`` still never runs on a key anyone could
+    know: it makes one, once, readable by its owner only. Every server of one deployment must
+    share the key (set the variable, or share the instance folder), or one server's browser
+    ids, CSRF tokens and signed exports are another's forgeries.
+    """
+    folder = Path(instance_path)
+    path = folder / SECRET_KEY_FILE
+    try:
+        return path.read_text(encoding="ascii").strip(), False
+    except FileNotFoundError:
+        pass
+    folder.mkdir(parents=True, exist_ok=True)
+    key = secrets.token_hex(SECRET_KEY_BYTES)
+    try:
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:  # another process made it first: use theirs
+        return path.read_text(encoding="ascii").strip(), False
+    with os.fdopen(descriptor, "w", encoding="ascii") as file:
+        file.write(key + "\n")
+    return key, True
 
 
 def default_database_url(instance_path: str | os.PathLike[str]) -> str:

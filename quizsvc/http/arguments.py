@@ -119,6 +119,9 @@ class LinkRequestSchema(StrictSchema):
     """Link this browser to the learner who issued ``code``."""
 
     code = fields.String(required=True, validate=validate.Length(min=1, max=MAX_LINK_CODE))
+    leave_progress = fields.Boolean(load_default=False, metadata={
+        "description": "link even though this browser's own answers would be left behind "
+                       "(otherwise such a link is 409 would_leave_progress)"})
 
 
 class SessionFormSchema(SessionCreateSchema):

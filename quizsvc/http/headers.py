@@ -1,21 +1,37 @@
-"""Send the headers every response carries: no caching of private answers, no framing.
+"""Send the headers every response carries: no private answer cached, no framing, no sniffing.
 
-``Cache-Control: no-store`` on every API and author response (they hold a learner's answers,
-or a bank's); the security headers on every response (``quizsvc.http.security``).
+- ``Content-Security-Policy``: scripts, styles, images and requests from this origin only (the
+  pages vendor everything and use no inline script or style), never framed by another site.
+- ``X-Content-Type-Options: nosniff``, and ``Referrer-Policy: same-origin`` (a lesson link
+  followed to another site does not carry a session's address).
+- ``Cache-Control: no-store`` on every API response, the author views' included: they hold a
+  learner's answers or a bank's. Pages keep the browser's defaults.
+
+A few lines rather than flask-talisman: talisman's defaults (forcing HTTPS, its own session
+cookie flags) overlap what ``COOKIE_SECURE`` and the reverse proxy already decide.
 """
 
 from __future__ import annotations
 
 from flask import Flask, Response, request
 
+SECURITY_HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; frame-ancestors 'none'; base-uri 'self'; "
+                               "form-action 'self'; object-src 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",
+}
 
-def set_cache_headers(response: Response) -> Response:
-    """Keep shared caches from storing API responses."""
+
+def set_response_headers(response: Response) -> Response:
+    """Add the security headers to every response, and no-store to API responses."""
+    for name, value in SECURITY_HEADERS.items():
+        response.headers.setdefault(name, value)
     if request.path.startswith("/api/"):
-        response.headers.setdefault("Cache-Control", "no-store")
+        response.headers["Cache-Control"] = "no-store"
     return response
 
 
 def init_app(app: Flask) -> None:
     """Install the response-header hook."""
-    app.after_request(set_cache_headers)
+    app.after_request(set_response_headers)

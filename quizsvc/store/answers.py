@@ -614,6 +614,12 @@ def exported_rows(db: Session, learner_id: int) -> tuple[Sequence[Attempt],
     return attempts, cards, logs, records
 
 
+def attempt_count(db: Session, learner_id: int) -> int:
+    """Count a learner's attempts."""
+    return db.scalar(select(func.count()).select_from(ATTEMPTS)
+                     .where(ATTEMPTS.c.learner_id == learner_id)) or 0
+
+
 def has_history(db: Session, learner_id: int) -> bool:
     """Tell whether a learner holds any attempts or cards."""
     return bool(db.scalar(select(exists().where(ATTEMPTS.c.learner_id == learner_id)))

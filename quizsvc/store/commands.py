@@ -142,16 +142,22 @@ def gunicorn_argv(host: str, port: int, workers: int) -> list[str]:
 
 def run_serve(args: argparse.Namespace) -> int:
     """Load the bank, print the address, then replace this process with gunicorn."""
-    try:
-        from quizsvc.bank import load_bank
-    except ImportError as error:
-        print(f"serve: the question bank is not installed ({error})", file=sys.stderr)
-        return 1
+    from quizsvc.bank import load_bank
+    from quizsvc.config import SECRET_KEY_FILE, instance_secret_key
+    from quizsvc.store.migrate import instance_path
+
     bank = load_bank()
-    workers = args.workers or from_environment()["WORKERS"]
+    settings = from_environment()
+    workers = args.workers or settings["WORKERS"]
+
     print(f"question bank {bank.version}: {len(bank.questions)} questions, "
           f"{len(bank.lessons)} lesson(s)")
     print(f"quizsvc serving on http://{args.host}:{args.port}/ ({workers} workers)", flush=True)
+    if not settings["SECRET_KEY"]:
+        _, made = instance_secret_key(instance_path())
+        print(f"QUIZSVC_SECRET_KEY is not set: {'generated' if made else 'using'} the key in "
+              f"{Path(instance_path()) / SECRET_KEY_FILE} (every server of one deployment "
+              "must share it)", flush=True)
     argv = gunicorn_argv(args.host, args.port, workers)
     os.execv(argv[0], argv)
     return 0  # not reached: execv does not return

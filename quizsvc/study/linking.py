@@ -11,7 +11,8 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from quizsvc.errors import Gone, Invalid
+from quizsvc.errors import Conflict, Gone, Invalid
+from quizsvc.store import answers as answers_store
 from quizsvc.store import learners as store
 from quizsvc.study.context import Context, Identity
 
@@ -46,12 +47,15 @@ def create_link_code(ctx: Context) -> IssuedLinkCode:
     return IssuedLinkCode(code=code, expires_at=expires_at)
 
 
-def redeem_link_code(ctx: Context, code: str) -> Identity:
+def redeem_link_code(ctx: Context, code: str, leave_progress: bool = False) -> Identity:
     """Move this browser to the learner who issued ``code``; the code is used up.
 
     The browser's self-assessments travel with it (they are per browser); its former
-    learner's attempts and cards stay where they were. Unknown codes are 422 on the field,
-    expired or used ones 410.
+    learner's attempts and cards stay where they were. If this browser is the only one of a
+    learner with progress, that progress would be left behind where no browser reaches it:
+    the link is refused (409 ``would_leave_progress``, with the number of answers) unless
+    ``leave_progress`` says the learner has been told and agrees. Unknown codes are 422 on the
+    field, expired or used ones 410.
     """
     normalised = normalise_code(code)
     if not normalised or any(ch not in LINK_CODE_ALPHABET for ch in normalised):
@@ -63,12 +67,28 @@ def redeem_link_code(ctx: Context, code: str) -> Identity:
         raise Gone("This link code was already used.", reason="link_code_used")
     if link.expires_at <= ctx.now:
         raise Gone("This link code has expired.", reason="link_code_expired")
+    left_behind = progress_left_behind(ctx, link.learner_id)
+    if left_behind and not leave_progress:
+        raise Conflict(f"This browser holds {left_behind} answer(s) of its own that linking "
+                       "would leave behind; export them first, or send leave_progress: true.",
+                       reason="would_leave_progress", params={"answers": left_behind})
     if not store.use_link_code(ctx.db, link.id, ctx.browser_id, ctx.now):
         ctx.db.rollback()
         raise Gone("This link code was already used.", reason="link_code_used")
     store.move_browser(ctx.db, ctx.browser_id, link.learner_id, ctx.now)
     ctx.db.commit()
     return Identity(learner_id=link.learner_id, browser_id=ctx.browser_id)
+
+
+def progress_left_behind(ctx: Context, learner_id: int) -> int:
+    """Count the answers that linking this browser to ``learner_id`` would leave behind.
+
+    None when the browser already belongs to that learner or another browser shares its
+    learner (the progress stays reachable from there).
+    """
+    if learner_id == ctx.learner_id or store.browsers_of(ctx.db, ctx.learner_id) > 1:
+        return 0
+    return answers_store.attempt_count(ctx.db, ctx.learner_id)
 
 
 def is_linked(ctx: Context) -> bool:

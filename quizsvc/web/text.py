@@ -272,6 +272,14 @@ UI: dict[str, tuple[str, str]] = {
     "link_expires": ("过期时间 (UTC)", "Expires (UTC)"),
     "link_enter": ("输入代码", "Enter a code"),
     "link_code_label": ("另一个浏览器显示的代码", "The code the other browser shows"),
+    "link_leave_warning": (
+        "这个浏览器有自己的 {answers} 个作答记录。关联到另一个学习者后，"
+        "这些记录将不再属于任何浏览器。请先导出，或确认放弃它们。",
+        "This browser holds {answers} answers of its own. Linked to another learner, they would "
+        "belong to no browser any more. Export them first, or confirm that you leave them behind.",
+    ),
+    "link_leave_export": ("先导出我的数据", "Export my data first"),
+    "link_leave_button": ("仍然关联（放弃这些记录）", "Link anyway (leave them behind)"),
     "link_enter_button": ("关联这个浏览器", "Link this browser"),
     "link_done": (
         "已关联:这个浏览器现在和发出代码的学习者共享进度。",

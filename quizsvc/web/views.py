@@ -17,7 +17,7 @@ from urllib.parse import urlencode
 from flask import Blueprint, Response, redirect, render_template, request, url_for
 from werkzeug.wrappers import Response as BaseResponse
 
-from quizsvc.errors import Invalid, ServiceError
+from quizsvc.errors import Conflict, Invalid, ServiceError
 from quizsvc.http.arguments import (
     AnswerFormSchema,
     ExplanationSchema,
@@ -415,7 +415,13 @@ def link_redeem() -> tuple[str, int]:
     ctx = current_context()
     try:
         form = parse_form(LinkRequestSchema())
-        linking.redeem_link_code(ctx, form["code"])
+        linking.redeem_link_code(ctx, form["code"], form["leave_progress"])
+    except Conflict as error:
+        if error.reason != "would_leave_progress":
+            raise
+        return render_template("link.html", issued=None, linked=False, error=None,
+                               shared=False, confirm={"code": form["code"], **error.params}
+                               ), 409
     except FormInvalid as error:
         field, reasons = next(iter(error.messages.items()))
         return render_template("link.html", issued=None, linked=False,

@@ -126,3 +126,31 @@ def test_bad_link_requests_are_422_naming_the_field(browser, body, field):
     response = browser.post("/api/link", json=body)
     assert response.status_code == 422
     assert field in response.json["errors"]["json"]
+
+
+def test_linking_a_browser_with_progress_of_its_own_asks_first(new_browser, db, bank):
+    from tests.support.browsers import Study
+
+    laptop, phone = new_browser(), new_browser()
+    study = Study(phone, db, bank)
+    session = study.start("27-vllm-v1-ledger", mode="quiz", size=1)
+    vid = study.next(session["id"])["question"]["variant_id"]
+    assert study.answer(vid, study.right_answer(vid)).status_code == 201
+    before = phone.get("/api/export").json
+    code = laptop.post("/api/link-codes").json["code"]
+
+    refused = phone.post("/api/link", json={"code": code})
+    assert refused.status_code == 409
+    assert refused.json["reason"] == "would_leave_progress"
+    assert phone.get("/api/export").json == {**before, "exported_at": before["exported_at"]}
+    assert phone.get("/api/me").json["learner"] != laptop.get("/api/me").json["learner"]
+
+    linked = phone.post("/api/link", json={"code": code, "leave_progress": True})
+    assert linked.status_code == 200
+    assert phone.get("/api/me").json["learner"] == laptop.get("/api/me").json["learner"]
+
+
+def test_a_browser_without_progress_links_without_being_asked(new_browser):
+    laptop, phone = new_browser(), new_browser()
+    code = laptop.post("/api/link-codes").json["code"]
+    assert phone.post("/api/link", json={"code": code}).status_code == 200

@@ -47,6 +47,7 @@ def create_link_code() -> Any:
 @blp.response(200, MeSchema)
 def link(body: dict[str, Any]) -> dict[str, Any]:
     """Join this browser to the learner who issued the code; the code is used up."""
-    identity = linking.redeem_link_code(current_context(), body["code"])
+    identity = linking.redeem_link_code(current_context(), body["code"],
+                                        body["leave_progress"])
     return {"learner": learner_handle(identity.learner_id), "linked": True,
             "csrf_token": csrf_token()}

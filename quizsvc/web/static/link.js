@@ -34,6 +34,10 @@
     redeemForm.addEventListener("submit", function (event) {
       event.preventDefault();
       q.api("POST", "/api/link", { code: input.value }).then(function (done) {
+        if (!done.ok && done.body && done.body.reason === "would_leave_progress") {
+          redeemForm.submit();  // the page asks first, with the way to export
+          return;
+        }
         if (!done.ok) {
           error.textContent = q.errorLines(done.body).join("; ");
           error.hidden = false;
