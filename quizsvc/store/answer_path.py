@@ -1,13 +1,13 @@
 """Read and write a graded answer in one statement each (the service's hot path).
 
 ``read_snapshot`` fetches, in one query, what the answer use case decides from: the served
-variant (and its sealed answer key), the learner's ``review_seq``, the question's fsrs card
-and mastery record (``read_snapshot_as_browser`` also finds the browser behind the cookie, so
-the API's hot path needs no separate lookup); both are read holding no lock, on either
-backend. ``read_run`` adds the question's current run of graded attempts when the
-mastery policy needs it (a right closed-book answer to a question not yet mastered). The use case
-then grades, reviews and applies the mastery policy in Python, and ``write_answer`` records
-the outcome:
+variant (and its sealed answer key), the learner's ``review_seq``, the question's fsrs card,
+the settings that schedule it and its mastery record (``read_snapshot_as_browser`` also
+finds the browser behind the cookie, so the API's hot path needs no separate lookup); both
+are read holding no lock, on either backend. ``read_run`` adds the question's current run of
+graded attempts when the mastery policy needs it (a right closed-book answer to a question not
+yet mastered). The use case then grades, reviews and applies the mastery policy in Python, and
+``write_answer`` records the outcome:
 
 - on PostgreSQL as **one statement** (data-modifying CTEs, run in autocommit): one round trip
   instead of nine. Its first step bumps ``learner.review_seq`` only if it still holds the value
@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from quizsvc.review.scheduling import DEFAULT_SETTINGS, SchedulerSettings
 from quizsvc.store.driver import (
     Statement,
     StatementRunner,
@@ -36,6 +37,7 @@ from quizsvc.store.driver import (
     to_db_datetime,
     to_db_json,
 )
+from quizsvc.store.scheduler_settings import settings_columns, settings_of
 
 # ---------------------------------------------------------------- read
 
@@ -87,6 +89,9 @@ class AnswerSnapshot:
     # When the question's right closed-book answers were submitted, first and last (None:
     # there are none): the mastery policy reads the run only if one could pair with this one.
     right_closed_book_span: tuple[datetime, datetime] | None = None
+    # The FSRS parameters and desired retention that schedule this learner's card of this
+    # lesson (``store.scheduler_settings``); ``review_seq`` covers a change of either.
+    settings: SchedulerSettings = DEFAULT_SETTINGS
 
 
 # The span: two look-ups on the (learner_id, question_id) index, in the snapshot's round trip.
@@ -98,8 +103,9 @@ SNAPSHOT_COLUMNS = f"""sv.learner_id, sv.question_id, sv.lesson, sv.kind, sv.see
        rc.id, rc.state, rc.step, rc.stability, rc.difficulty, rc.due, rc.last_review,
        m.id, m.mastered,
        (SELECT min(r.submitted_at) {RIGHT_CLOSED_BOOK}),
-       (SELECT max(r.submitted_at) {RIGHT_CLOSED_BOOK})"""
-BROWSER_ID_COLUMN = 22  # READ_SNAPSHOT_AS_BROWSER's b.id, after SNAPSHOT_COLUMNS
+       (SELECT max(r.submitted_at) {RIGHT_CLOSED_BOOK}),
+       {settings_columns("sv.learner_id", "sv.lesson")}"""
+BROWSER_ID_COLUMN = 24  # READ_SNAPSHOT_AS_BROWSER's b.id, after SNAPSHOT_COLUMNS
 SNAPSHOT_JOINS = """JOIN learner l ON l.id = sv.learner_id
 LEFT JOIN review_card rc ON rc.learner_id = sv.learner_id AND rc.question_id = sv.question_id
 LEFT JOIN mastery m ON m.learner_id = sv.learner_id AND m.question_id = sv.question_id"""
@@ -168,7 +174,8 @@ def snapshot_of(variant_id: str, first: Any) -> AnswerSnapshot:
         answer_key=first[9], review_seq=first[10], card=card, mastery_id=first[18],
         mastered=bool(first[19]),
         right_closed_book_span=None if first[20] is None else (
-            from_db_datetime(first[20]), from_db_datetime(first[21])))
+            from_db_datetime(first[20]), from_db_datetime(first[21])),
+        settings=settings_of(first[22], first[23]))
 
 
 def read_run(db: StatementRunner, learner_id: int, question_id: str) -> tuple[HistoryRow, ...]:

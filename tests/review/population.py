@@ -25,6 +25,7 @@ FIRST_RATINGS = (0.25, 0.20, 0.35, 0.20)  # Again, Hard, Good, Easy when a card 
 RECALLED_RATINGS = (0.10, 0.80, 0.10)  # Hard, Good, Easy when recalled
 SESSION = timedelta(hours=1)
 BETWEEN_REVIEWS = timedelta(seconds=20)
+CARDS_PER_LEARNER = 100_000  # card numbers: learner * CARDS_PER_LEARNER + i, unique when pooled
 
 
 @dataclass(frozen=True)
@@ -63,8 +64,8 @@ def settings_with(**weights: float) -> SchedulerSettings:
 def simulate(population: Population, rng: random.Random, first_learner: int = 0,
              schedule: SchedulerSettings = scheduling.DEFAULT_SETTINGS,
              start: datetime = START) -> list[SimulatedReview]:
-    """Simulate every learner of ``population``; learners and cards are numbered from
-    ``first_learner`` so that two populations can be pooled."""
+    """Simulate every learner of ``population``, numbered from ``first_learner`` (cards by
+    their learner's number, ``CARDS_PER_LEARNER`` apart), so that populations can be pooled."""
     reviews: list[SimulatedReview] = []
     for learner in range(first_learner, first_learner + population.learners):
         reviews.extend(simulate_learner(population, learner, rng, schedule, start))
@@ -77,7 +78,7 @@ def simulate_learner(population: Population, learner: int, rng: random.Random,
     scheduled: dict[int, CardState] = {}
     memory: dict[int, CardState] = {}
     reviews: list[SimulatedReview] = []
-    first_card = learner * population.cards
+    first_card = learner * CARDS_PER_LEARNER
     for day in range(population.days):
         begin = start + timedelta(days=day, hours=9, minutes=rng.randrange(15))
         for card in range(first_card + len(scheduled),

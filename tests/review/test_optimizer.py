@@ -31,7 +31,13 @@ from fsrs_rs_python import FSRS
 
 from quizsvc.review import optimizer, scheduling
 from quizsvc.review.optimizer import DEFAULT_PARAMETERS, Fit, LoggedReview, NoFit
-from tests.review.population import Population, logged, settings_with, simulate
+from tests.review.population import (
+    CARDS_PER_LEARNER,
+    Population,
+    logged,
+    settings_with,
+    simulate,
+)
 
 SLOW_FORGETTERS = settings_with(w0=0.6, w1=3.5, w2=7.0, w3=25.0, w8=1.3)
 FAST_FORGETTERS = settings_with(w0=0.1, w1=0.6, w2=1.2, w3=4.0, w8=2.3)
@@ -132,7 +138,7 @@ def test_a_learner_unlike_the_others_is_better_served_by_parameters_of_their_own
 def test_the_scheduler_and_the_optimizer_share_one_model(population):
     """py-fsrs (which schedules) and fsrs-rs (which fits) give a card the same stability, with
     the days between reviews counted as ``optimizer.card_histories`` counts them."""
-    reviews = [r for r in population["held_out"] if r.card < 1000 * 60 + 30]
+    reviews = [r for r in population["held_out"] if r.card < 1000 * CARDS_PER_LEARNER + 30]
     by_card: dict[int, list[LoggedReview]] = {}
     for review in reviews:
         by_card.setdefault(review.card, []).append(review)
@@ -173,7 +179,7 @@ def test_too_few_reviews_keep_the_defaults_and_say_why():
 
 def test_a_log_the_optimizer_cannot_learn_from_keeps_the_defaults(population):
     """fsrs-rs leaves its defaults untouched for a small log; that is said, not stored."""
-    small = [r for r in population["held_out"] if r.card < 1000 * 60 + 15]
+    small = [r for r in population["held_out"] if r.card < 1000 * CARDS_PER_LEARNER + 15]
     result = optimizer.fit(small, min_reviews=1)
     assert isinstance(result, NoFit)
     assert result.reason == "optimizer_kept_defaults"

@@ -45,7 +45,7 @@ from quizsvc.errors import Conflict, Gone, Invalid, NotFound
 from quizsvc.review import mastery as mastery_policy
 from quizsvc.review import scheduling
 from quizsvc.review.scheduling import CardState, ReviewRating
-from quizsvc.store import answer_path
+from quizsvc.store import answer_path, scheduler_settings
 from quizsvc.store.driver import DriverConnection, StatementRunner
 from quizsvc.store.models import (
     Attempt,
@@ -619,7 +619,7 @@ def decide_answer(ctx: Context, db: StatementRunner, snapshot: answer_path.Answe
     else:
         before = CardState(card_row.state, card_row.step, card_row.stability,
                            card_row.difficulty, card_row.due, card_row.last_review)
-    after = scheduling.review(before, rating, ctx.now)
+    after = scheduling.review(before, rating, ctx.now, snapshot.settings)
     card = state_columns(after)
     if card_row is None:
         card.update(learner_id=ctx.learner_id, question_id=snapshot.question_id,
@@ -752,11 +752,12 @@ def record_review(ctx: Context, attempt: Any, rating: ReviewRating, reviewed_at:
     """Review the attempt's card with ``rating`` (creating the card) and log it. The log
     keeps the card's state before the review so a rating can be redone."""
     db = ctx.session.connection()
+    settings = scheduler_settings.read_settings(ctx.session, ctx.learner_id, attempt.lesson)
     row = db.execute(CARD_OF_QUESTION, {"b_learner": ctx.learner_id,
                                         "b_question": attempt.question_id}).first()
     if row is None:
         before = scheduling.new_card(ctx.now)
-        after = scheduling.review(before, rating, reviewed_at)
+        after = scheduling.review(before, rating, reviewed_at, settings)
         card_id = db.execute(INSERT_CARD, {
             "learner_id": ctx.learner_id, "question_id": attempt.question_id,
             "lesson": attempt.lesson, "created_at": ctx.now, **state_columns(after)}
@@ -765,7 +766,7 @@ def record_review(ctx: Context, attempt: Any, rating: ReviewRating, reviewed_at:
         card_id = row.id
         before = CardState(row.state, row.step, row.stability, row.difficulty, row.due,
                            row.last_review)
-        after = scheduling.review(before, rating, reviewed_at)
+        after = scheduling.review(before, rating, reviewed_at, settings)
         db.execute(UPDATE_CARD, {"b_card": card_id, **state_columns(after)})
     db.execute(INSERT_LOG, {
         "card_id": card_id, "learner_id": ctx.learner_id, "attempt_id": attempt.id,
@@ -813,7 +814,9 @@ def rate_attempt(ctx: Context, attempt_id: int, rating_name: str) -> AttemptView
                            "change.")
         before = CardState(log.state_before, log.step_before, log.stability_before,
                            log.difficulty_before, log.due_before, log.last_review_before)
-        after = scheduling.review(before, rating, log.reviewed_at)
+        settings = scheduler_settings.read_settings(ctx.session, ctx.learner_id,
+                                                    attempt.lesson)
+        after = scheduling.review(before, rating, log.reviewed_at, settings)
         ctx.session.connection().execute(UPDATE_CARD, {"b_card": log.card_id,
                                                        **state_columns(after)})
         log.rating = int(rating)
