@@ -17,6 +17,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "quizsvc.ledger.commands",
     "quizsvc.bank.commands",
     "quizsvc.store.commands",
+    "quizsvc.store.fsrs_commands",
     "quizsvc.web.commands",
 )
 

@@ -12,54 +12,20 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from sqlalchemy import func, insert, select
+from sqlalchemy import func, select
 
 from quizsvc.review import scheduling
 from quizsvc.review.optimizer import DEFAULT_PARAMETERS, Fit, NoFit
-from quizsvc.review.scheduling import ReviewRating, SchedulerSettings
+from quizsvc.review.scheduling import ReviewRating
 from quizsvc.store import fsrs_tuning, scheduler_settings
-from quizsvc.store.models import FsrsParameters, Learner, Mastery, ReviewCard, ReviewLog
+from quizsvc.store.models import FsrsParameters, Mastery, ReviewCard, ReviewLog
 from tests.review.population import Population, SimulatedReview, settings_with, simulate
+from tests.store.simulated_log import put_log
 
 NOW = datetime(2026, 9, 1, 3, 0, tzinfo=UTC)
-LESSONS = ("lesson-a", "lesson-b")
 FAST = settings_with(w0=0.1, w1=0.6, w2=1.2, w3=4.0, w8=2.3)
 SLOW = settings_with(w0=0.6, w1=3.5, w2=7.0, w3=25.0, w8=1.3)
 MIN_REVIEWS = 300
-
-
-def put_log(db: Any, reviews: list[SimulatedReview],
-            settings: SchedulerSettings = scheduling.DEFAULT_SETTINGS) -> dict[int, int]:
-    """Insert simulated reviews as the service records them; return learner -> row id."""
-    learners: dict[int, int] = {}
-    by_card: dict[int, list[SimulatedReview]] = {}
-    for review in reviews:
-        by_card.setdefault(review.card, []).append(review)
-        if review.learner not in learners:
-            learners[review.learner] = db.execute(insert(Learner).values(
-                created_at=review.reviewed_at)).inserted_primary_key[0]
-    log_rows = []
-    for card, card_reviews in by_card.items():
-        replayed = scheduling.reschedule(
-            [(ReviewRating(r.rating), r.reviewed_at) for r in card_reviews], settings)
-        learner_id = learners[card_reviews[0].learner]
-        card_id = db.execute(insert(ReviewCard).values(
-            learner_id=learner_id, question_id=f"q{card}", lesson=LESSONS[card % 2],
-            created_at=card_reviews[0].reviewed_at, **state_of(replayed.after))
-        ).inserted_primary_key[0]
-        log_rows += [{"card_id": card_id, "learner_id": learner_id, "rating": r.rating,
-                      "reviewed_at": r.reviewed_at, "duration_ms": 5000,
-                      "rated_by_learner": True,
-                      **{f"{k}_before": v for k, v in state_of(before).items()}}
-                     for r, before in zip(card_reviews, replayed.before, strict=True)]
-    db.execute(insert(ReviewLog), log_rows)
-    return learners
-
-
-def state_of(card: scheduling.CardState) -> dict[str, Any]:
-    """Return a card state as column values."""
-    return {"state": card.state, "step": card.step, "stability": card.stability,
-            "difficulty": card.difficulty, "due": card.due, "last_review": card.last_review}
 
 
 @pytest.fixture(scope="module")
