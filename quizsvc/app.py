@@ -35,6 +35,7 @@ API_BLUEPRINTS: tuple[str, ...] = (
     "quizsvc.api.resources.portability",
     "quizsvc.api.resources.simulate",
     "quizsvc.api.resources.author",
+    "quizsvc.api.resources.scheduling",
 )
 
 

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 COMMAND_MODULES: tuple[str, ...] = (
     "quizsvc.ledger.commands",
     "quizsvc.bank.commands",
+    "quizsvc.bank.anki_commands",
     "quizsvc.store.commands",
     "quizsvc.store.fsrs_commands",
     "quizsvc.web.commands",

@@ -13,6 +13,7 @@ from quizsvc.api.services.catalog import LANGUAGES
 from quizsvc.api.services.portability import EXPORT_FORMAT
 from quizsvc.api.services.study import MODES
 from quizsvc.bank.model import QuestionKind
+from quizsvc.review.scheduling import MAX_RETENTION, MIN_RETENTION
 
 RATING_NAMES = ("again", "hard", "good", "easy")
 MAX_INT32 = 2**31 - 1  # the Integer columns' range on PostgreSQL
@@ -514,3 +515,41 @@ class PreviewQuerySchema(StrictSchema):
     """Which variant an author wants to see."""
 
     seed = fields.Integer(required=True, validate=validate.Range(min=0, max=2**63 - 1))
+
+
+class DesiredRetentionSchema(StrictSchema):
+    """The chance of recall to aim for when a card falls due (0.70-0.97)."""
+
+    desired_retention = fields.Float(required=True, allow_nan=False, validate=validate.Range(
+        min=MIN_RETENTION, max=MAX_RETENTION))
+
+
+class FitRecordSchema(ma.Schema):
+    """A stored FSRS fit: when, on how many reviews, with what log loss."""
+
+    fitted_at = fields.DateTime(dump_only=True)
+    review_count = fields.Integer(dump_only=True)
+    log_loss = fields.Float(dump_only=True)
+    default_log_loss = fields.Float(dump_only=True, metadata={
+        "description": "the log loss fsrs's defaults score on the same reviews"})
+
+
+class LessonParametersSchema(ma.Schema):
+    """Which FSRS parameters schedule this learner's cards of one lesson."""
+
+    lesson = fields.String(dump_only=True)
+    source = fields.String(dump_only=True, metadata={
+        "description": "own (fitted to this learner's reviews), everyone (to all learners'), "
+                       "or default (fsrs's defaults)"})
+    fit = fields.Nested(FitRecordSchema, dump_only=True, allow_none=True)
+
+
+class SchedulingSchema(ma.Schema):
+    """What schedules this learner's reviews; the retention is theirs to choose."""
+
+    desired_retention = fields.Float(dump_only=True)
+    min_retention = fields.Float(dump_only=True)
+    max_retention = fields.Float(dump_only=True)
+    lessons = fields.List(fields.Nested(LessonParametersSchema), dump_only=True)
+    rescheduled_cards = fields.Integer(dump_only=True, allow_none=True, metadata={
+        "description": "after a change: how many cards it moved"})

@@ -206,3 +206,15 @@ def test_a_revlog_csv_reads_back_into_the_reviews_it_was_written_from():
 def test_a_malformed_revlog_csv_is_refused_with_its_line(text, message):
     with pytest.raises(ValueError, match=message):
         optimizer.read_revlog_csv(text)
+
+
+def test_the_optimizer_imports_no_web_or_database_code():
+    import subprocess
+    import sys
+
+    code = ("import sys, quizsvc.review.optimizer, quizsvc.review.scheduling;"
+            "bad = {'flask', 'sqlalchemy', 'marshmallow', 'quizsvc.api', 'quizsvc.store'};"
+            "print(sorted(bad & set(sys.modules)))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=True)
+    assert result.stdout.strip() == "[]"

@@ -1,0 +1,77 @@
+"""Show what schedules this learner's reviews, and let them choose their desired retention.
+
+The desired retention (0.70-0.97, default 0.90) is the chance of recall the scheduler aims
+for when a card falls due: lower means longer intervals and more forgetting, higher the
+reverse. Changing it reschedules the learner's cards from their review logs at once, so the
+due queue and the 30-day forecast follow. It only moves due dates: nothing a learner sets
+here reaches their mastery records.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from quizsvc.api.services import catalog
+from quizsvc.api.services.context import Context
+from quizsvc.api.services.study import lock_learner
+from quizsvc.errors import Invalid
+from quizsvc.review import scheduling
+from quizsvc.store import fsrs_tuning, scheduler_settings
+from quizsvc.store.scheduler_settings import FitRecord
+
+
+@dataclass(frozen=True)
+class LessonParameters:
+    """Which FSRS parameters schedule this learner's cards of one lesson.
+
+    ``source`` is ``own`` (fitted to this learner's reviews), ``everyone`` (fitted to all
+    learners' reviews) or ``default`` (fsrs's defaults; ``fit`` is then None).
+    """
+
+    lesson: str
+    source: str
+    fit: FitRecord | None
+
+
+@dataclass(frozen=True)
+class SchedulingView:
+    """The learner's desired retention, its allowed range, and the parameters per lesson."""
+
+    desired_retention: float
+    min_retention: float
+    max_retention: float
+    lessons: list[LessonParameters]
+    rescheduled_cards: int | None = None  # how many cards a change just moved
+
+
+def source_of(fit: FitRecord | None) -> str:
+    """Name where a lesson's parameters come from."""
+    if fit is None:
+        return "default"
+    return "everyone" if fit.learner_id is None else "own"
+
+
+def scheduling_view(ctx: Context, rescheduled_cards: int | None = None) -> SchedulingView:
+    """Report the desired retention and, for every lesson, the parameters in force."""
+    lessons = []
+    for lesson_id in catalog.index(ctx.bank).lessons:
+        fit = scheduler_settings.chosen_fit_record(ctx.session, ctx.learner_id, lesson_id)
+        lessons.append(LessonParameters(lesson_id, source_of(fit), fit))
+    view = SchedulingView(scheduler_settings.retention_of(ctx.session, ctx.learner_id),
+                          scheduling.MIN_RETENTION, scheduling.MAX_RETENTION, lessons,
+                          rescheduled_cards)
+    ctx.session.commit()
+    return view
+
+
+def set_desired_retention(ctx: Context, value: float) -> SchedulingView:
+    """Set the learner's desired retention and reschedule their cards by it."""
+    try:
+        retention = scheduling.check_retention(value)
+    except ValueError as error:
+        raise Invalid("desired_retention", str(error)) from None
+    lock_learner(ctx)
+    scheduler_settings.put_retention(ctx.session, ctx.learner_id, retention, ctx.now)
+    moved = fsrs_tuning.reschedule_learner(ctx.session, ctx.learner_id)
+    ctx.session.commit()
+    return scheduling_view(ctx, moved)
