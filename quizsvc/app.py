@@ -36,6 +36,7 @@ API_BLUEPRINTS: tuple[str, ...] = (
     "quizsvc.api.resources.simulate",
     "quizsvc.api.resources.author",
     "quizsvc.api.resources.scheduling",
+    "quizsvc.api.resources.anki",
 )
 
 

@@ -12,6 +12,7 @@ from marshmallow import fields, validate
 from quizsvc.api.services.catalog import LANGUAGES
 from quizsvc.api.services.portability import EXPORT_FORMAT
 from quizsvc.api.services.study import MODES
+from quizsvc.bank.anki import LANG_MODES
 from quizsvc.bank.model import QuestionKind
 from quizsvc.review.scheduling import MAX_RETENTION, MIN_RETENTION
 
@@ -553,3 +554,9 @@ class SchedulingSchema(ma.Schema):
     lessons = fields.List(fields.Nested(LessonParametersSchema), dump_only=True)
     rescheduled_cards = fields.Integer(dump_only=True, allow_none=True, metadata={
         "description": "after a change: how many cards it moved"})
+
+
+class AnkiQuerySchema(StrictSchema):
+    """What the cards of an Anki package show: zh, en or both (every note holds both)."""
+
+    lang = fields.String(load_default="zh", validate=validate.OneOf(LANG_MODES))

@@ -39,7 +39,7 @@ from typing import Any
 
 import genanki
 
-from quizsvc.bank.errors import BankError
+from quizsvc.bank.errors import BankError, NotFound
 from quizsvc.bank.model import Lesson, Question, QuestionKind, Text, Variant
 from quizsvc.bank.worksheet import LETTERS, inline_html
 
@@ -280,7 +280,9 @@ def build_deck(bank: Any, lesson_id: str, lang: str) -> AnkiDeck:
     """Collect a lesson's notes for Anki (raises ``BankError`` for an unknown lesson)."""
     if lang not in LANG_MODES:
         raise ValueError(f"lang must be one of {', '.join(LANG_MODES)}")
-    lesson = bank.lesson_entry(lesson_id).lesson
+    lesson = bank.lessons.get(lesson_id)
+    if lesson is None:
+        raise NotFound("lesson", "id", f"no lesson {str(lesson_id)[:80]!r}")
     notes = glossary_notes(lesson)
     for question in bank.questions_for(lesson_id):
         notes += question_notes(bank, question)

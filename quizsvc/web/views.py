@@ -18,8 +18,16 @@ from flask import Blueprint, Response, jsonify, redirect, render_template, reque
 from werkzeug.wrappers import Response as BaseResponse
 
 from quizsvc.api.identity import current_context
-from quizsvc.api.services import catalog, progress, self_assessments, study
+from quizsvc.api.services import (
+    anki_export,
+    catalog,
+    progress,
+    scheduling_settings,
+    self_assessments,
+    study,
+)
 from quizsvc.api.services import identity as identity_service
+from quizsvc.bank.anki import LANG_MODES
 from quizsvc.errors import Invalid, ServiceError
 from quizsvc.review.calibration import RATING_LABELS
 from quizsvc.web import simulator as sim
@@ -351,14 +359,50 @@ def answer_text(value: Any, served: Any) -> str:
 
 @bp.get("/progress")
 def progress_page() -> str:
-    """Show due today, the 30-day forecast, mastery, accuracy and calibration."""
+    """Show due today, the 30-day forecast, the desired retention, mastery and calibration."""
+    moved = request.args.get("moved", "")
+    return render_progress(moved=int(moved) if moved.isdigit() else None)
+
+
+def render_progress(retention_error: tuple[str, str] | None = None,
+                    retention_value: str | None = None, moved: int | None = None) -> str:
+    """Render the progress page (with the retention form's error, if any)."""
     ctx = current_context()
     summary = progress.progress_report(ctx)
     due = progress.due_reviews(ctx, limit=0)
     peak = max([day.count for day in due.forecast] + [1])
-    titles = {qid: q.title for qid, q in catalog.index(ctx.bank).questions.items()}
-    return render_template("progress.html", summary=summary, due=due, peak=peak,
-                           mastery=progress.list_mastery(ctx), titles=titles)
+    idx = catalog.index(ctx.bank)
+    titles = {qid: q.title for qid, q in idx.questions.items()}
+    return render_template(
+        "progress.html", summary=summary, due=due, peak=peak,
+        mastery=progress.list_mastery(ctx), titles=titles,
+        scheduling=scheduling_settings.scheduling_view(ctx),
+        lesson_titles={lesson_id: lesson.title for lesson_id, lesson in idx.lessons.items()},
+        retention_error=retention_error, retention_value=retention_value, moved=moved)
+
+
+@bp.post("/progress/retention")
+def set_retention() -> BaseResponse | tuple[str, int]:
+    """Save the desired retention from the progress page's form; the cards follow it."""
+    given = request.form.get("desired_retention", "")
+    try:
+        value: float | str = float(given)
+    except ValueError:
+        value = given  # the service refuses it, with its reason
+    try:
+        changed = scheduling_settings.set_desired_retention(current_context(), value)
+    except Invalid as error:
+        return render_progress((error.field, error.reason), given), 422
+    return see_other("web.progress_page", anchor="retention",
+                     moved=str(changed.rescheduled_cards or 0))
+
+
+@bp.get("/lessons/<lesson_id>/anki")
+def anki(lesson_id: str) -> str:
+    """Show what the lesson's Anki deck holds, with links that download it."""
+    return render_template("anki.html", preview=anki_export.deck_preview(current_context(),
+                                                                          lesson_id),
+                           lang_modes=LANG_MODES)
 
 
 @bp.get("/link")

@@ -123,15 +123,24 @@ def read_lesson(ctx: Context, lesson_id: str, lang: str = "zh") -> LessonText:
     """
     entry = lesson(ctx, lesson_id)
     text = ctx.bank.lesson_text(lesson_id, lang)
-    opened = ctx.session.execute(
+    opened = open_the_book(ctx, lesson_id)
+    ctx.session.commit()
+    idx = index(ctx.bank)
+    return LessonText(entry.id, entry.title, lang, text, entry.sections,
+                      idx.by_lesson.get(lesson_id, ()), opened)
+
+
+def open_the_book(ctx: Context, lesson_id: str) -> int:
+    """Mark this learner's open questions of a lesson open-book; return how many.
+
+    Whatever shows a learner the lesson's text or answers calls it: the lesson (above) and
+    the Anki package, which holds the answers. The caller commits.
+    """
+    return ctx.session.execute(
         update(ServedVariant)
         .where(ServedVariant.learner_id == ctx.learner_id,
                ServedVariant.lesson == lesson_id,
                ServedVariant.answered.is_(False),
                ServedVariant.open_book.is_(False))
         .values(open_book=True)
-    ).rowcount
-    ctx.session.commit()
-    idx = index(ctx.bank)
-    return LessonText(entry.id, entry.title, lang, text, entry.sections,
-                      idx.by_lesson.get(lesson_id, ()), opened or 0)
+    ).rowcount or 0
