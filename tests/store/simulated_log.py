@@ -21,9 +21,13 @@ LESSONS = ("lesson-a", "lesson-b")
 
 def put_log(db: Any, reviews: list[SimulatedReview],
             settings: SchedulerSettings = scheduling.DEFAULT_SETTINGS,
-            lessons: tuple[str, str] = LESSONS) -> dict[int, int]:
-    """Insert simulated reviews (``db``: a session or connection); return learner -> id."""
-    learners: dict[int, int] = {}
+            lessons: tuple[str, str] = LESSONS,
+            learners: dict[int, int] | None = None) -> dict[int, int]:
+    """Insert simulated reviews (``db``: a session or connection); return learner -> id.
+
+    ``learners`` maps simulated learners to existing learner rows; others get new rows.
+    """
+    learners = dict(learners or {})
     by_card: dict[int, list[SimulatedReview]] = {}
     for review in reviews:
         by_card.setdefault(review.card, []).append(review)
