@@ -63,6 +63,14 @@ def test_downloading_the_answers_opens_the_book_on_an_open_question(study: Any,
     assert result.json["correct"] and not result.json["closed_book"]
 
 
+def test_another_learners_download_leaves_this_learners_book_closed(study: Any, db: Any,
+                                                                   new_browser: Any) -> None:
+    session = study.start(LESSON_ID, mode="quiz", size=1)
+    served = study.next(session["id"])["question"]
+    assert new_browser().get(f"/api/lessons/{LESSON_ID}/anki.apkg").status_code == 200
+    assert not db.get(ServedVariant, served["variant_id"]).open_book
+
+
 def test_downloading_records_no_attempt_and_no_mastery(browser: Any, db: Any) -> None:
     for lang in ("zh", "en", "both"):
         assert browser.get(f"/api/lessons/{LESSON_ID}/anki.apkg?lang={lang}").status_code == 200
