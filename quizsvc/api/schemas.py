@@ -471,6 +471,10 @@ class ExportSchema(StrictSchema):
     cards = fields.List(fields.Nested(ExportCardSchema), required=True)
     review_log = fields.List(fields.Nested(ExportReviewLogSchema), required=True)
     mastery = fields.List(fields.Nested(ExportMasterySchema), required=True)
+    desired_retention = fields.Float(load_default=None, allow_none=True, allow_nan=False,
+                                     validate=validate.Range(min=MIN_RETENTION,
+                                                             max=MAX_RETENTION), metadata={
+        "description": "the learner's desired retention (older documents have none: 0.90)"})
 
 
 class ImportResultSchema(ma.Schema):

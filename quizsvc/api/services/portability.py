@@ -1,10 +1,11 @@
 """Export a learner's own data as JSON and import it back losslessly; the review log as CSV.
 
 The document (``quizsvc-export/1``) holds this browser's self-assessments and the learner's
-attempts, fsrs cards, review log and mastery records. Database ids are left out: attempts are
-numbered ``n`` = 1, 2, ... and the review log and mastery evidence refer to those numbers, so
-the document can be imported into any learner on any database. Export -> import into a fresh
-browser -> export gives the same document (except ``exported_at``).
+attempts, fsrs cards, review log, mastery records and desired retention. Database ids are
+left out: attempts are numbered ``n`` = 1, 2, ... and the review log and mastery evidence
+refer to those numbers, so the document can be imported into any learner on any database.
+Export -> import into a fresh browser -> export gives the same document (except
+``exported_at``).
 
 Import never trusts the file's mastery records: it re-runs the mastery policy over the
 imported attempts and keeps the file's record only where the policy agrees with it.
@@ -27,6 +28,7 @@ from quizsvc.api.services.context import Context
 from quizsvc.api.services.study import lock_learner, opaque_id
 from quizsvc.errors import Conflict, Invalid
 from quizsvc.review import mastery as mastery_policy
+from quizsvc.store import scheduler_settings
 from quizsvc.store.models import (
     Attempt,
     Mastery,
@@ -86,6 +88,7 @@ def export_learner_data(ctx: Context) -> dict[str, Any]:
         "mastery": [{**pick(m, MASTERY_FIELDS),
                      "evidence": [number[i] for i in m.evidence if i in number]}
                     for m in records],
+        "desired_retention": scheduler_settings.retention_of(ctx.session, ctx.learner_id),
     }
 
 
@@ -167,6 +170,10 @@ def import_learner_data(ctx: Context, document: dict[str, Any]) -> dict[str, int
         {"browser_id": ctx.browser_id, **{name: row[name] for name in SELF_ASSESSMENT_FIELDS}}
         for row in document["self_assessments"]])
     mastery_rows = restore_mastery(ctx, document, attempt_ids)
+    if document.get("desired_retention") is not None:
+        # The cards keep the due dates the file gives them, which this retention made.
+        scheduler_settings.put_retention(ctx.session, ctx.learner_id,
+                                         document["desired_retention"], ctx.now)
     ctx.session.commit()
     return {"attempts": len(attempt_ids), "cards": len(card_ids),
             "review_log": len(document["review_log"]),
