@@ -18,12 +18,14 @@ from quizsvc import extensions
 from quizsvc.api import health
 from quizsvc.api.blueprint import Api
 from quizsvc.api.resources import (
+    anki,
     attempts,
     author,
     lessons,
     me,
     portability,
     reviews,
+    scheduling,
     self_assessments,
     sessions,
     simulate,
@@ -43,7 +45,7 @@ from quizsvc.web import views
 log = logging.getLogger(__name__)
 
 API_BLUEPRINTS = (health, me, lessons, sessions, attempts, reviews, self_assessments,
-                  portability, simulate, author)
+                  portability, simulate, author, scheduling, anki)
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:

@@ -10,7 +10,7 @@ import marshmallow as ma
 from marshmallow import fields, validate
 
 from quizsvc.bank.model import QuestionKind
-from quizsvc.http.arguments import StrictSchema
+from quizsvc.http.arguments import RETENTION, StrictSchema
 from quizsvc.study.limits import MAX_EXPLANATION, MAX_IDEMPOTENCY_KEY, MAX_NOTE, MAX_REF
 from quizsvc.study.portability import EXPORT_FORMAT
 
@@ -413,6 +413,9 @@ class ExportSchema(StrictSchema):
     cards = fields.List(fields.Nested(ExportCardSchema), required=True)
     review_log = fields.List(fields.Nested(ExportReviewLogSchema), required=True)
     mastery = fields.List(fields.Nested(ExportMasterySchema), required=True)
+    desired_retention = fields.Float(load_default=None, allow_none=True, allow_nan=False,
+                                     validate=RETENTION, metadata={
+        "description": "the learner's desired retention (older documents have none: 0.90)"})
 
 
 class ImportResultSchema(ma.Schema):
@@ -467,3 +470,36 @@ class ScenarioPlanSchema(ma.Schema):
         "description": "the state asked for at the target step, by request id"})
     check_reached = fields.Boolean(dump_only=True, metadata={
         "description": "whether the target state can be checked exactly (sync scheduling)"})
+
+
+
+
+class FitRecordSchema(ma.Schema):
+    """A stored FSRS fit: when, on how many reviews, with what log loss."""
+
+    fitted_at = fields.DateTime(dump_only=True)
+    review_count = fields.Integer(dump_only=True)
+    log_loss = fields.Float(dump_only=True)
+    default_log_loss = fields.Float(dump_only=True, metadata={
+        "description": "the log loss fsrs's defaults score on the same reviews"})
+
+
+class LessonParametersSchema(ma.Schema):
+    """Which FSRS parameters schedule this learner's cards of one lesson."""
+
+    lesson = fields.String(dump_only=True)
+    source = fields.String(dump_only=True, metadata={
+        "description": "own (fitted to this learner's reviews), everyone (to all learners'), "
+                       "or default (fsrs's defaults)"})
+    fit = fields.Nested(FitRecordSchema, dump_only=True, allow_none=True)
+
+
+class SchedulingSchema(ma.Schema):
+    """What schedules this learner's reviews; the retention is theirs to choose."""
+
+    desired_retention = fields.Float(dump_only=True)
+    min_retention = fields.Float(dump_only=True)
+    max_retention = fields.Float(dump_only=True)
+    lessons = fields.List(fields.Nested(LessonParametersSchema), dump_only=True)
+    rescheduled_cards = fields.Integer(dump_only=True, allow_none=True, metadata={
+        "description": "after a change: how many cards it moved"})

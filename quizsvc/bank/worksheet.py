@@ -164,7 +164,8 @@ code { background: #f4f4f4; padding: 0 0.2rem; }
 """
 
 
-def _inline(text: str) -> str:
+def inline_html(text: str) -> str:
+    """Render plain bank text as HTML: escaped, `code` spans kept, line breaks kept."""
     escaped = html.escape(text)
     escaped = re.sub(r"`([^`]+)`", r"<code>\1</code>", escaped)
     return escaped.replace("\n", "<br>\n")
@@ -194,11 +195,11 @@ def render_html(
         sheet += [
             "<section>",
             f"<h2>{number}. {question_title}</h2>",
-            f"<p>{_inline(variant.prompt.get(lang))}</p>",
+            f"<p>{inline_html(variant.prompt.get(lang))}</p>",
         ]
         if variant.input.options:
             sheet.append('<ol type="A">')
-            sheet += [f"<li>{_inline(o.text.get(lang))}</li>" for o in variant.input.options]
+            sheet += [f"<li>{inline_html(o.text.get(lang))}</li>" for o in variant.input.options]
             sheet.append("</ol>")
         blank = html.escape(_blank(variant, words))
         sheet += [f'<p class="blank">{words["answer_line"]}: {blank}</p>', "</section>"]

@@ -11,6 +11,8 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import fields, validate
 
+from quizsvc.bank.anki import LANG_MODES
+from quizsvc.review.scheduling import MAX_RETENTION, MIN_RETENTION
 from quizsvc.study.lessons import LANGUAGES
 from quizsvc.study.limits import (
     MAX_EXPLANATION,
@@ -29,6 +31,7 @@ SELF_RATING = validate.Range(min=1, max=4)
 VARIANT_ID = validate.Length(min=1, max=MAX_VARIANT_ID)
 IDEMPOTENCY_KEY = validate.Length(min=1, max=MAX_IDEMPOTENCY_KEY)
 NOTE = validate.Length(max=MAX_NOTE)
+RETENTION = validate.Range(min=MIN_RETENTION, max=MAX_RETENTION)
 
 
 class StrictSchema(ma.Schema):
@@ -145,3 +148,23 @@ class AnswerFormSchema(StrictSchema):
 
     variant_id = fields.String(required=True, validate=VARIANT_ID)
     idempotency_key = fields.String(required=True, validate=IDEMPOTENCY_KEY)
+
+
+class DesiredRetentionSchema(StrictSchema):
+    """The chance of recall to aim for when a card falls due (0.70-0.97)."""
+
+    desired_retention = fields.Float(required=True, allow_nan=False, validate=RETENTION)
+
+
+class DesiredRetentionFormSchema(DesiredRetentionSchema):
+    """The progress page's retention form: the value arrives as text, and the use case
+    checks its range (``scheduling.check_retention``) with the reason the page shows."""
+
+    desired_retention = fields.Float(required=True, allow_nan=False, error_messages={
+        "invalid": "desired retention must be a number, got {input!r}"})
+
+
+class AnkiQuerySchema(StrictSchema):
+    """What the cards of an Anki package show: zh, en or both (every note holds both)."""
+
+    lang = fields.String(load_default="zh", validate=validate.OneOf(LANG_MODES))

@@ -14,7 +14,12 @@ from datetime import datetime
 from typing import Literal
 
 from quizsvc.review import mastery, scheduling
-from quizsvc.review.scheduling import CardState, ReviewRating
+from quizsvc.review.scheduling import (
+    DEFAULT_SETTINGS,
+    CardState,
+    ReviewRating,
+    SchedulerSettings,
+)
 
 # The new attempt has no id until it is written; the mastery evidence names it by this
 # stand-in (larger than any row id, so it sorts after every earlier attempt).
@@ -32,15 +37,17 @@ class Review:
 
 
 def review(card: CardState | None, rating: ReviewRating, reviewed_at: datetime,
-           created_at: datetime) -> Review:
-    """Review ``card`` (a new one, due ``created_at``, when it does not exist yet)."""
+           created_at: datetime, settings: SchedulerSettings = DEFAULT_SETTINGS) -> Review:
+    """Review ``card`` under ``settings`` (a new card, due ``created_at``, if there is none)."""
     before = card if card is not None else scheduling.new_card(created_at)
-    return Review(rating, reviewed_at, before, scheduling.review(before, rating, reviewed_at))
+    return Review(rating, reviewed_at, before,
+                  scheduling.review(before, rating, reviewed_at, settings))
 
 
-def review_graded(card: CardState | None, correct: bool, now: datetime) -> Review:
+def review_graded(card: CardState | None, correct: bool, now: datetime,
+                  settings: SchedulerSettings = DEFAULT_SETTINGS) -> Review:
     """Review a graded answer's card: Again when wrong, Good when right (Hard/Easy later)."""
-    return review(card, scheduling.rating_for_grade(correct), now, now)
+    return review(card, scheduling.rating_for_grade(correct), now, now, settings)
 
 
 @dataclass(frozen=True)

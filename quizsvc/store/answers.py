@@ -43,7 +43,7 @@ from sqlalchemy.orm import Session
 
 from quizsvc.review.mastery import GradedAttempt
 from quizsvc.review.outcome import NEW_ATTEMPT_ID, MasteryChange, MasteryRecord, Review
-from quizsvc.review.scheduling import CardState
+from quizsvc.review.scheduling import DEFAULT_SETTINGS, CardState, SchedulerSettings
 from quizsvc.store.database import begin_one_statement, begin_read_only, dialect_of
 from quizsvc.store.models import (
     Attempt,
@@ -54,6 +54,7 @@ from quizsvc.store.models import (
     ServedVariant,
     table,
 )
+from quizsvc.store.scheduler_settings import settings_columns, settings_of
 
 ATTEMPTS, LEARNERS, SERVED = table(Attempt), table(Learner), table(ServedVariant)
 CARDS, LOGS, MASTERY = table(ReviewCard), table(ReviewLog), table(Mastery)
@@ -92,6 +93,9 @@ class AnswerSnapshot:
     # When the question's right closed-book answers were submitted, first and last (None:
     # there are none): the mastery policy reads the run only if one could pair with this one.
     right_closed_book_span: tuple[datetime, datetime] | None
+    # The FSRS parameters and desired retention that schedule this learner's card of this
+    # lesson (``store.scheduler_settings``); ``review_seq`` covers a change of either.
+    settings: SchedulerSettings = DEFAULT_SETTINGS
 
 
 def right_closed_book(variant: Any) -> Any:
@@ -115,7 +119,8 @@ def snapshot_query() -> Select[Any]:
                select(func.min(right.c.submitted_at)).where(condition)
                .scalar_subquery().label("first_right"),
                select(func.max(right.c.submitted_at)).where(condition)
-               .scalar_subquery().label("last_right"))
+               .scalar_subquery().label("last_right"),
+               *settings_columns(SERVED.c.learner_id, SERVED.c.lesson))
         .select_from(
             SERVED.join(LEARNERS, LEARNERS.c.id == SERVED.c.learner_id)
             .outerjoin(CARDS, and_(CARDS.c.learner_id == SERVED.c.learner_id,
@@ -149,7 +154,8 @@ def read_snapshot(db: Session, variant_id: str) -> AnswerSnapshot | None:
         answered=row.answered, bank_version=row.bank_version, open_book=row.open_book,
         answer_key=row.answer_key, review_seq=row.review_seq, card=card,
         mastery=MasteryRecord(row.mastery_id, bool(row.mastered)),
-        right_closed_book_span=span)
+        right_closed_book_span=span,
+        settings=settings_of(row.desired_retention, row.fsrs_parameters))
 
 
 # The current run: the graded attempts from the latest wrong one on (that one included; so are

@@ -327,6 +327,52 @@ class Mastery(Base):
     evaluated_at: Mapped[datetime]
 
 
+class FsrsParameters(Base):
+    """FSRS parameters fitted to review logs by ``quizsvc fsrs optimize``, with their record.
+
+    A row fits everyone's pooled log (``learner_id`` NULL) or one learner's own, over one
+    lesson's cards or every lesson's (``lesson`` NULL). Rows are only added, never changed:
+    a card is scheduled by the newest row of the most specific scope that applies to it
+    (``quizsvc.store.scheduler_settings``), and older rows are the history of the fits.
+    ``log_loss`` and ``default_log_loss`` are what the fitted and the default parameters
+    score on the ``review_count`` reviews they were fitted to.
+    """
+
+    __tablename__ = "fsrs_parameters"
+    __table_args__ = (
+        Index("ix_fsrs_parameters_learner_id_lesson", "learner_id", "lesson"),
+        CheckConstraint("review_count > 0", name="review_count_positive"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    learner_id: Mapped[int | None] = mapped_column(
+        ForeignKey("learner.id", ondelete="CASCADE"))
+    lesson: Mapped[str | None] = mapped_column(String(REF_LENGTH))
+    parameters: Mapped[list[float]] = mapped_column(JSON)
+    fitted_at: Mapped[datetime]
+    review_count: Mapped[int] = mapped_column(Integer)
+    log_loss: Mapped[float] = mapped_column(Float)
+    default_log_loss: Mapped[float] = mapped_column(Float)
+
+
+class LearnerSetting(Base):
+    """A learner's own settings: the retention their reviews are scheduled for.
+
+    Only scheduling reads it; no setting a learner chooses reaches the mastery record. A
+    learner without a row has the default (0.90).
+    """
+
+    __tablename__ = "learner_setting"
+    __table_args__ = (
+        CheckConstraint("desired_retention BETWEEN 0.7 AND 0.97",
+                        name="desired_retention_range"),)
+
+    learner_id: Mapped[int] = mapped_column(
+        ForeignKey("learner.id", ondelete="CASCADE"), primary_key=True)
+    desired_retention: Mapped[float] = mapped_column(Float)
+    updated_at: Mapped[datetime]
+
+
 def table(model: type[Base]) -> Table:
     """Return a model's ``Table`` (what the repositories' Core statements run on)."""
     found = model.__table__

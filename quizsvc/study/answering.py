@@ -208,7 +208,8 @@ def decide(ctx: Context, snapshot: answers.AnswerSnapshot, answer: Any, idempote
                   misconception_id=grade.misconception.id if grade.misconception else None,
                   revealed_at=ctx.now if correct else None)
     card = snapshot.card
-    review = outcome.review_graded(card.state if card else None, correct, ctx.now)
+    review = outcome.review_graded(card.state if card else None, correct, ctx.now,
+                                   snapshot.settings)
     closed_book = not snapshot.open_book
     run: list[GradedAttempt] = []
     if outcome.history_needed(snapshot.mastery, correct, closed_book,

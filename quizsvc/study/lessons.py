@@ -57,9 +57,19 @@ def read_lesson(ctx: Context, lesson_id: str, lang: str = "zh") -> LessonText:
     """Return a lesson's text and mark this learner's open questions of it open-book."""
     lesson = ctx.index.lesson(lesson_id)
     text = ctx.bank.lesson_text(lesson_id, lang)
-    opened = 0
-    if ctx.identity is not None:
-        opened = sessions_store.mark_open_book(ctx.db, ctx.identity.learner_id, lesson_id)
-        ctx.db.commit()
+    opened = open_the_book(ctx, lesson_id)
     return LessonText(lesson.id, lesson.title, lang, text, lesson.sections,
                       ctx.index.by_lesson.get(lesson_id, ()), opened)
+
+
+def open_the_book(ctx: Context, lesson_id: str) -> int:
+    """Mark this learner's open questions of a lesson open-book; return how many; commit.
+
+    Whatever shows a learner the lesson's text or answers calls it: the lesson and the Anki
+    package, which holds the answers.
+    """
+    if ctx.identity is None:
+        return 0
+    opened = sessions_store.mark_open_book(ctx.db, ctx.identity.learner_id, lesson_id)
+    ctx.db.commit()
+    return opened

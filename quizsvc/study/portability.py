@@ -1,9 +1,9 @@
 """Export a learner's own data as JSON and import it back; the review log as CSV.
 
 The document (``quizsvc-export/1``) holds this browser's self-assessments and the learner's
-attempts, fsrs cards, review log and mastery records. Database ids are left out: attempts are
-numbered ``n`` = 1, 2, ... and the review log and mastery evidence refer to those numbers, so
-the document can be imported into any learner on any database.
+attempts, fsrs cards, review log, mastery records and desired retention. Database ids are
+left out: attempts are numbered ``n`` = 1, 2, ... and the review log and mastery evidence
+refer to those numbers, so the document can be imported into any learner on any database.
 
 Import never trusts the file's mastery records: it re-runs the mastery policy over the
 imported attempts and keeps the file's record only where the policy agrees with it.
@@ -22,7 +22,8 @@ from typing import Any
 
 from quizsvc.errors import Conflict, Invalid
 from quizsvc.review import mastery as mastery_policy
-from quizsvc.store import answers
+from quizsvc.review import scheduling
+from quizsvc.store import answers, scheduler_settings
 from quizsvc.store import self_assessments as self_assessment_store
 from quizsvc.store.models import SelfAssessment, table
 from quizsvc.study.context import Context
@@ -55,7 +56,8 @@ def export_learner_data(ctx: Context) -> dict[str, Any]:
     """Return this learner's data (and this browser's self-assessments) as one document."""
     document: dict[str, Any] = {"format": EXPORT_FORMAT, "exported_at": ctx.now,
                                 "self_assessments": [], "attempts": [], "cards": [],
-                                "review_log": [], "mastery": []}
+                                "review_log": [], "mastery": [],
+                                "desired_retention": scheduling.DEFAULT_RETENTION}
     if ctx.identity is None:
         return document
     attempts, cards, logs, records = answers.exported_rows(ctx.db, ctx.identity.learner_id)
@@ -74,6 +76,8 @@ def export_learner_data(ctx: Context) -> dict[str, Any]:
                      "evidence": [number[i] for i in m.evidence if i in number]}
                     for m in records],
     })
+    document["desired_retention"] = scheduler_settings.retention_of(ctx.db,
+                                                                    ctx.identity.learner_id)
     return document
 
 
@@ -147,6 +151,10 @@ def import_learner_data(ctx: Context, document: dict[str, Any]) -> dict[str, int
     answers.insert_rows(ctx.db, table(SelfAssessment), [
         {"browser_id": ctx.browser_id, **{name: row[name] for name in SELF_ASSESSMENT_FIELDS}}
         for row in document["self_assessments"]])
+    if document.get("desired_retention") is not None:
+        # The cards keep the due dates the file gives them, which this retention made.
+        scheduler_settings.put_retention(ctx.db, ctx.learner_id, document["desired_retention"],
+                                         ctx.now)
     ctx.db.commit()
     return {"attempts": len(attempt_ids), "cards": len(card_ids),
             "review_log": len(document["review_log"]),

@@ -10,7 +10,7 @@ from __future__ import annotations
 from quizsvc.errors import Conflict, Invalid
 from quizsvc.review import outcome
 from quizsvc.review.scheduling import ReviewRating
-from quizsvc.store import answers
+from quizsvc.store import answers, scheduler_settings
 from quizsvc.study.answering import AttemptView, owned_attempt, rating_choices, stored_view
 from quizsvc.study.context import Context
 
@@ -36,16 +36,19 @@ def rate_attempt(ctx: Context, attempt_id: int, rating_name: str) -> AttemptView
                            reason="wrong_stays_again")
         raise Conflict("A right answer is rated Hard, Good or Easy.",
                        reason="right_not_again")
+    settings = scheduler_settings.read_settings(ctx.db, ctx.learner_id, attempt.lesson)
     logged = answers.review_of_attempt(ctx.db, attempt.id)
     if logged is None:
         card = answers.card_of(ctx.db, ctx.learner_id, attempt.question_id)
-        entry = outcome.review(card.state if card else None, rating, ctx.now, ctx.now)
+        entry = outcome.review(card.state if card else None, rating, ctx.now, ctx.now,
+                               settings)
         answers.record_review(ctx.db, ctx.learner_id, attempt, card, entry, by_learner=True)
     else:
         if not logged.latest:
             raise Conflict("This card was reviewed again since; that rating can no longer "
                            "change.", reason="reviewed_since")
-        entry = outcome.review(logged.before, rating, logged.reviewed_at, logged.reviewed_at)
+        entry = outcome.review(logged.before, rating, logged.reviewed_at, logged.reviewed_at,
+                               settings)
         answers.rerate_review(ctx.db, logged, entry)
     view = stored_view(ctx, attempt, int(rating))
     ctx.db.commit()

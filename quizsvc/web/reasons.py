@@ -39,6 +39,10 @@ REASONS_ZH: tuple[tuple[str, str], ...] = (
     (r"at most (\d+) characters", "最多 $1 个字符"),
     (r"write why the answer was wrong", "请写下答案错在哪里"),
     (r"must be 1 \(not yet\) \.\. 4 \(solid\)", "必须是 1(还不会)到 4(很扎实)"),
+    # the desired retention (quizsvc.review.scheduling)
+    (r"desired retention must be between (\d\.\d+) and (\d\.\d+), got (.+)",
+     "目标保持率必须在 $1 到 $2 之间,收到的是 $3"),
+    (r"desired retention must be a number, got (.+)", "目标保持率必须是数字,收到的是 $1"),
     # the answer parser (quizsvc.bank.grading)
     (r"expected an integer, got true/false", "需要一个整数,收到的是 true/false"),
     (r"expected an integer, got (.+)", "需要一个整数,收到的是 $1"),

@@ -257,6 +257,79 @@ UI: dict[str, tuple[str, str]] = {
     "col_question": ("题目", "Question"),
     "col_state": ("状态", "State"),
     "col_since": ("时间", "Since"),
+    # desired retention and FSRS parameters (progress page)
+    "retention_title": ("目标记忆保持率", "Desired retention"),
+    "retention_note": (
+        "复习的安排让卡片到期时你仍有这个概率记得它。调低:间隔更长,忘得更多;调高:复习更频繁。"
+        "改动会立即按你的复习记录重新安排所有卡片,上面的到期预测随之改变;它只影响到期时间,"
+        "从不影响掌握记录。",
+        "Reviews are scheduled so that when a card falls due you still recall it with this "
+        "probability. Lower: longer intervals, more forgetting; higher: more frequent "
+        "reviews. A change reschedules all your cards from your review log at once, and the "
+        "forecast above follows; it moves due dates only, never mastery.",
+    ),
+    "retention_label": ("目标保持率(0.70–0.97)", "Desired retention (0.70–0.97)"),
+    "retention_save": ("保存并重新安排", "Save and reschedule"),
+    "retention_saved": ("已保存。重新安排的卡片:", "Saved. Cards rescheduled:"),
+    "params_title": ("安排复习的 FSRS 参数", "The FSRS parameters that schedule your reviews"),
+    "params_note": (
+        "管理员运行 quizsvc fsrs optimize 时,参数会按所有学习者的复习记录拟合;"
+        "复习记录足够多的学习者会得到自己的参数。",
+        "When quizsvc fsrs optimize runs, the parameters are fitted to all learners' "
+        "reviews; a learner whose own log is large enough gets parameters of their own.",
+    ),
+    "params_default": ("FSRS 默认参数", "fsrs's default parameters"),
+    "params_everyone": ("按所有学习者的复习拟合", "fitted to all learners' reviews"),
+    "params_own": ("按你自己的复习拟合", "fitted to your own reviews"),
+    "col_lesson": ("课", "Lesson"),
+    "col_params": ("参数", "Parameters"),
+    "col_fitted": ("拟合时间", "Fitted"),
+    "col_reviews": ("复习数", "Reviews"),
+    "col_log_loss": ("log loss(默认参数)", "Log loss (defaults)"),
+    # the Anki deck
+    "anki_link": ("下载为 Anki 卡组", "Download as an Anki deck"),
+    "anki_title": ("Anki 卡组", "Anki deck"),
+    "anki_intro": (
+        "把这一课的闪卡、术语、概念题和数值例题带进 Anki。每张笔记都有中文和英文字段,"
+        "下载时选择卡面显示的语言。",
+        "Take this lesson's flashcards, glossary terms, concept checks and worked examples "
+        "into Anki. Every note holds Chinese and English fields; choose which the cards show "
+        "when you download.",
+    ),
+    "anki_mastery": (
+        "在 Anki 里学习的内容不会回传到这里,也不会成为掌握记录:"
+        "掌握只来自本站服务器评分的闭卷作答。",
+        "Nothing you study in Anki comes back here or becomes mastery: mastery is earned only "
+        "by closed-book answers this site's server grades.",
+    ),
+    "anki_open_book": (
+        "卡组里有答案:下载它会把你这一课已出题、未作答的题目记为开卷,和阅读课文一样。",
+        "The deck holds the answers: downloading it turns this lesson's questions you have "
+        "open (served, not yet answered) open-book, as reading the lesson does.",
+    ),
+    "anki_worked": (
+        "Anki 不能生成新数字,所以每道数值题以几道固定数字的例题收入,并标上 "
+        "quizsvc::worked-example 标签;在这里复习时每次都会换数字。",
+        "Anki cannot draw new numbers, so each numeric question goes in as a few worked "
+        "examples with fixed numbers, tagged quizsvc::worked-example; here every review "
+        "draws new ones.",
+    ),
+    "anki_update": (
+        "以后再导入新下载的卡组,会更新已导入的笔记而不会重复,Anki 里的复习进度也会保留。",
+        "Importing a newer download later updates the notes you imported instead of "
+        "duplicating them, and keeps your Anki study history.",
+    ),
+    "anki_download": ("下载", "Download"),
+    "anki_lang_zh": ("中文卡面", "Chinese cards"),
+    "anki_lang_en": ("英文卡面", "English cards"),
+    "anki_lang_both": ("中英双语卡面", "Chinese and English cards"),
+    "anki_deck_name": ("卡组名", "Deck name"),
+    "anki_col_kind": ("笔记类型", "Kind of note"),
+    "anki_col_notes": ("笔记数", "Notes"),
+    "anki_kind_flashcard": ("闪卡", "Flashcards"),
+    "anki_kind_glossary": ("术语", "Glossary terms"),
+    "anki_kind_concept-check": ("概念题", "Concept checks"),
+    "anki_kind_worked-example": ("数值例题(固定数字)", "Worked examples (fixed numbers)"),
     # link
     "link_intro": (
         "在另一个浏览器继续学习:在这里生成一次性代码,在另一个浏览器输入它。",

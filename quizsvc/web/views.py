@@ -17,9 +17,11 @@ from urllib.parse import urlencode
 from flask import Blueprint, Response, redirect, render_template, request, url_for
 from werkzeug.wrappers import Response as BaseResponse
 
+from quizsvc.bank.anki import LANG_MODES
 from quizsvc.errors import Conflict, Invalid, ServiceError
 from quizsvc.http.arguments import (
     AnswerFormSchema,
+    DesiredRetentionFormSchema,
     ExplanationSchema,
     LinkRequestSchema,
     RatingSchema,
@@ -31,11 +33,13 @@ from quizsvc.http.errors import status_of
 from quizsvc.http.parsing import FormInvalid, form_parser
 from quizsvc.review.calibration import RATING_LABELS
 from quizsvc.study import (
+    anki_export,
     answering,
     linking,
     progress,
     reviews,
     sandbox,
+    scheduling_settings,
     self_assessments,
     serving,
     sessions,
@@ -383,14 +387,51 @@ def answer_text(value: Any, served: Any) -> str:
 
 @bp.get("/progress")
 def progress_page() -> str:
-    """Show due today, the 30-day forecast, mastery, accuracy and calibration."""
+    """Show due today, the 30-day forecast, the desired retention, mastery and calibration."""
+    moved = request.args.get("moved", "")
+    return render_progress(moved=int(moved) if moved.isdigit() else None)
+
+
+def render_progress(retention_error: tuple[str, str] | None = None,
+                    retention_value: str | None = None, moved: int | None = None) -> str:
+    """Render the progress page (with the retention form's error, if any)."""
     ctx = current_context()
     summary = progress.progress_report(ctx)
     due = progress.due_reviews(ctx, limit=0)
     peak = max([day.count for day in due.forecast] + [1])
     titles = {qid: q.title for qid, q in ctx.index.questions.items()}
-    return render_template("progress.html", summary=summary, due=due, peak=peak,
-                           mastery=progress.list_mastery(ctx), titles=titles)
+    return render_template(
+        "progress.html", summary=summary, due=due, peak=peak,
+        mastery=progress.list_mastery(ctx), titles=titles,
+        scheduling=scheduling_settings.scheduling_view(ctx),
+        lesson_titles={lesson_id: lesson.title for lesson_id, lesson in ctx.index.lessons.items()},
+        retention_error=retention_error, retention_value=retention_value, moved=moved)
+
+
+@bp.post("/progress/retention")
+def set_retention() -> BaseResponse | tuple[str, int]:
+    """Save the desired retention from the progress page's form; the cards follow it."""
+    try:
+        form = parse_form(DesiredRetentionFormSchema())
+        changed = scheduling_settings.set_desired_retention(current_context(),
+                                                            form["desired_retention"])
+    except FormInvalid as error:
+        field, reasons = next(iter(error.messages.items()))
+        return render_progress((field, "; ".join(reasons)),
+                               request.form.get("desired_retention", "")), 422
+    except Invalid as error:
+        return render_progress((error.field, error.detail),
+                               request.form.get("desired_retention", "")), 422
+    return see_other("web.progress_page", anchor="retention",
+                     moved=str(changed.rescheduled_cards or 0))
+
+
+@bp.get("/lessons/<lesson_id>/anki")
+def anki(lesson_id: str) -> str:
+    """Show what the lesson's Anki deck holds, with links that download it."""
+    return render_template("anki.html", preview=anki_export.deck_preview(current_context(),
+                                                                          lesson_id),
+                           lang_modes=LANG_MODES)
 
 
 @bp.get("/link")

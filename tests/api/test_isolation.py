@@ -168,6 +168,24 @@ def open_alices_book(mallory, a):
     assert mallory.get(f"/api/lessons/{LESSON_ID}").json["opened_book"] == 0
 
 
+@attack("GET", "/api/lessons/<string:lesson_id>/anki.apkg")
+def download_the_deck(mallory, a):
+    # It opens only Mallory's own book (test_anki_export checks Alice's open question).
+    response = mallory.get(f"/api/lessons/{LESSON_ID}/anki.apkg")
+    assert response.status_code == 200 and response.mimetype == "application/apkg"
+
+
+@attack("GET", "/api/scheduling")
+def read_scheduling(mallory, a):
+    assert mallory.get("/api/scheduling").json["desired_retention"] == 0.9
+
+
+@attack("PUT", "/api/scheduling")
+def reschedule_someone(mallory, a):
+    response = mallory.put("/api/scheduling", json={"desired_retention": 0.7})
+    assert response.status_code == 200 and response.json["rescheduled_cards"] == 0
+
+
 @attack("GET", "/api/me")
 def whoami(mallory, a):
     status(200)(mallory.get("/api/me"))

@@ -189,6 +189,16 @@ def progress(mallory, a):
     assert SECTION_NOTE not in html
 
 
+@attack("POST", "/progress/retention")
+def reschedule_someone(mallory, a):
+    status(mallory.post("/progress/retention", desired_retention="0.70"), 303)
+
+
+@attack("GET", "/lessons/<lesson_id>/anki")
+def look_at_the_deck(mallory, a):
+    status(mallory.get(f"/lessons/{LESSON}/anki"), 200)
+
+
 @attack("GET", "/link")
 def link_page(mallory, a):
     status(mallory.get("/link"), 200)
@@ -243,6 +253,7 @@ STATE_CHANGES = [
     ("{session}/attempts/{attempt}/rating", {"rating": "again"}),
     ("/link/code", {}),
     ("/link/redeem", {"code": "{code}"}),
+    ("/progress/retention", {"desired_retention": "0.70"}),
     ("/api/link-codes", {}),
     ("/api/sessions", {"lesson": LESSON}),
     ("/api/attempts/{attempt}/explanation", {"explanation": "evil"}),

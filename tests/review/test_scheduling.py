@@ -108,3 +108,89 @@ def test_retrievability_is_zero_before_the_first_review_and_falls_with_time():
     soon = scheduling.retrievability(reviewed, T0 + timedelta(days=1))
     late = scheduling.retrievability(reviewed, T0 + timedelta(days=30))
     assert 1 > soon > late > 0
+
+
+# ---------------------------------------------------------------- settings and rescheduling
+
+HISTORY = [(ReviewRating.GOOD, T0), (ReviewRating.GOOD, T0 + timedelta(minutes=10)),
+           (ReviewRating.GOOD, T0 + timedelta(days=2, minutes=10)),
+           (ReviewRating.AGAIN, T0 + timedelta(days=15)),
+           (ReviewRating.GOOD, T0 + timedelta(days=15, minutes=10)),
+           (ReviewRating.EASY, T0 + timedelta(days=19))]
+# Slower forgetting than fsrs's defaults: larger initial stabilities.
+SLOW = scheduling.SchedulerSettings(parameters=(
+    1.0, 2.5, 6.0, 20.0, *scheduling.DEFAULT_SETTINGS.parameters[4:]))
+
+
+def reviewed_one_by_one(settings: scheduling.SchedulerSettings
+                        ) -> tuple[list[CardState], CardState]:
+    """Review HISTORY the way the service does, one answer at a time."""
+    card, before = scheduling.new_card(HISTORY[0][1]), []
+    for rating, at in HISTORY:
+        before.append(card)
+        card = scheduling.review(card, rating, at, settings)
+    return before, card
+
+
+@pytest.mark.parametrize("settings", [scheduling.DEFAULT_SETTINGS, SLOW,
+                                      scheduling.SchedulerSettings(desired_retention=0.8)])
+def test_rescheduling_a_log_gives_what_reviewing_it_one_by_one_gave(settings):
+    before, after = reviewed_one_by_one(settings)
+    replayed = scheduling.reschedule(HISTORY, settings)
+    assert list(replayed.before) == before
+    assert replayed.after == after
+
+
+def test_new_parameters_reschedule_the_same_log_to_other_states():
+    default = scheduling.reschedule(HISTORY, scheduling.DEFAULT_SETTINGS)
+    slow = scheduling.reschedule(HISTORY, SLOW)
+    assert slow.after.stability > default.after.stability
+    assert slow.after.last_review == default.after.last_review == HISTORY[-1][1]
+    # The third review (two days in) came while the slow model still put the card ahead.
+    assert slow.before[3].due > default.before[3].due
+
+
+@pytest.mark.parametrize(("retention", "later"), [(0.80, True), (0.97, False)])
+def test_desired_retention_moves_only_the_due_date(retention, later):
+    at_default = scheduling.reschedule(HISTORY, scheduling.DEFAULT_SETTINGS).after
+    other = scheduling.reschedule(
+        HISTORY, scheduling.SchedulerSettings(desired_retention=retention)).after
+    assert (other.stability, other.difficulty, other.state) == (
+        at_default.stability, at_default.difficulty, at_default.state)
+    assert (other.due > at_default.due) is later
+    assert other.due != at_default.due
+
+
+def test_settings_are_the_default_ones_unless_told_otherwise():
+    card = scheduling.new_card(T0)
+    assert (scheduling.review(card, ReviewRating.EASY, T0)
+            == scheduling.review(card, ReviewRating.EASY, T0, scheduling.SchedulerSettings()))
+    assert scheduling.DEFAULT_SETTINGS.desired_retention == 0.90
+    assert scheduling.scheduler_for(SLOW) is scheduling.scheduler_for(
+        scheduling.SchedulerSettings(parameters=SLOW.parameters))
+    assert not scheduling.scheduler_for(SLOW).enable_fuzzing
+
+
+@pytest.mark.parametrize("retention", [0.70, 0.85, 0.97])
+def test_a_desired_retention_in_range_is_accepted(retention):
+    assert scheduling.check_retention(retention) == retention
+
+
+@pytest.mark.parametrize("retention", [0.69, 0.975, 1.0, 0, -0.9, True, "0.9", None])
+def test_a_desired_retention_out_of_range_or_not_a_number_is_refused(retention):
+    with pytest.raises(ValueError, match="desired retention"):
+        scheduling.check_retention(retention)
+    with pytest.raises(ValueError):
+        scheduling.SchedulerSettings(desired_retention=retention)
+
+
+@pytest.mark.parametrize("parameters", [
+    (1.0,) * 20, (-1.0, *scheduling.DEFAULT_SETTINGS.parameters[1:])])
+def test_parameters_fsrs_would_refuse_are_refused_at_once(parameters):
+    with pytest.raises(ValueError):
+        scheduling.SchedulerSettings(parameters=parameters)
+
+
+def test_an_empty_log_has_nothing_to_reschedule():
+    with pytest.raises(ValueError, match="no reviews"):
+        scheduling.reschedule([], scheduling.DEFAULT_SETTINGS)

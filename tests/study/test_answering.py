@@ -1,8 +1,9 @@
-"""The graded-answer fast path writes what the old definition wrote, and nothing else.
+"""A graded answer writes what the definitions say, and nothing else, on both databases.
 
-``study.submit_attempt`` no longer reviews, grades and judges mastery through the ORM: it reads
-one snapshot, decides in Python and writes with hand-written SQL (``store.answer_path``). These
-tests hold it to the definitions it replaced, on both backends:
+``answering.submit`` reads one snapshot (``store.answers.read_snapshot``), decides in pure
+functions (``bank`` grading, ``review.outcome``) and writes once, on condition
+(``store.answers.write_answer``). These tests hold the answers repository and the use case to
+the definitions, as contract tests on SQLite and PostgreSQL:
 
 - one attempt, one review log row holding the card's state *before* the review, and the card
   as ``scheduling.review`` leaves it;
@@ -12,8 +13,8 @@ tests hold it to the definitions it replaced, on both backends:
   lock-free path notices it read something stale);
 - grading from the stored answer key, or from the rebuilt variant when the key is missing
   or unreadable, with the same result; the key itself never sent to a client;
-- the answer's own driver connection going back to the pool with nothing open or locked,
-  however the request ends.
+- the request's connection going back to the pool with nothing open or locked, however the
+  request ends.
 """
 
 from __future__ import annotations

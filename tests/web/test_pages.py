@@ -15,7 +15,8 @@ from tests.support.browsers import FormBrowser
 from tests.support.fake_bank import LESSON_ID
 
 PAGES = ["/", "/lessons", f"/lessons/{LESSON_ID}", f"/lessons/{LESSON_ID}?lang=en", "/quiz",
-         "/review", "/flashcards", "/simulator", "/progress", "/link"]
+         "/review", "/flashcards", "/simulator", "/progress", "/link",
+         f"/lessons/{LESSON_ID}/anki"]
 CSS = Path(__file__).resolve().parents[2] / "quizsvc" / "web" / "static" / "site.css"
 
 

@@ -1,0 +1,33 @@
+"""The learner's scheduling settings: read them, and choose the desired retention."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask.views import MethodView
+
+from quizsvc.api.blueprint import ApiBlueprint
+from quizsvc.api.schemas import SchedulingSchema
+from quizsvc.http.arguments import DesiredRetentionSchema
+from quizsvc.http.context import current_context
+from quizsvc.study import scheduling_settings
+
+blp = ApiBlueprint("scheduling", __name__, url_prefix="/api",
+                   description="FSRS parameters in force and the learner's desired retention")
+
+
+@blp.route("/scheduling")
+class Scheduling(MethodView):
+    """This learner's scheduling settings."""
+
+    @blp.response(200, SchedulingSchema)
+    def get(self) -> Any:
+        """Show the desired retention and, per lesson, the FSRS parameters in force."""
+        return scheduling_settings.scheduling_view(current_context())
+
+    @blp.arguments(DesiredRetentionSchema)
+    @blp.response(200, SchedulingSchema)
+    def put(self, body: dict[str, Any]) -> Any:
+        """Set the desired retention (0.70-0.97); the cards are rescheduled by it at once."""
+        return scheduling_settings.set_desired_retention(current_context(),
+                                                         body["desired_retention"])

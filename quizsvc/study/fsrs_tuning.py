@@ -1,0 +1,100 @@
+"""Fit FSRS parameters to the learners' review logs, and reschedule cards when settings change.
+
+Two batch use cases on a ``Session`` and plain values (``quizsvc fsrs optimize`` runs the
+first; changing a learner's desired retention runs the second):
+
+- ``optimize`` reads the review log (of one lesson or all), fits the pooled log of every
+  learner and each learner's own (``quizsvc.review.optimizer``), stores each fit that is
+  offered, and reschedules the cards the new parameters now govern. A log too small for a fit
+  keeps what was in force, and the report says why.
+- ``reschedule_learner`` replays each of a learner's cards from its log under the settings
+  that now apply to it (``quizsvc.review.scheduling.reschedule``), so the card, and the
+  state-before of every log row (which re-rating a review starts from), are what the reviews
+  give under those settings. It takes the learner lock first: an answer racing it redoes its
+  review on the new state.
+
+Nothing here reads or writes mastery: parameters and retention only move due dates.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy.orm import Session
+
+from quizsvc.review import optimizer, scheduling
+from quizsvc.review.optimizer import Fit, NoFit
+from quizsvc.review.scheduling import ReviewRating, SchedulerSettings
+from quizsvc.store import answers, scheduler_settings
+from quizsvc.store.database import begin_read_only
+
+
+@dataclass(frozen=True)
+class TuningReport:
+    """What one ``optimize`` run did: the pooled fit, each learner's, the cards rescheduled."""
+
+    lesson: str | None
+    fitted_at: datetime
+    pooled: Fit | NoFit
+    learners: tuple[tuple[int, Fit | NoFit], ...]  # every learner with reviews in scope
+    rescheduled_learners: int
+    rescheduled_cards: int
+
+    @property
+    def own_fits(self) -> int:
+        """Count the learners who got parameters of their own."""
+        return sum(isinstance(result, Fit) for _, result in self.learners)
+
+
+def optimize(session: Session, now: datetime, lesson: str | None = None,
+             min_reviews: int = optimizer.MIN_REVIEWS) -> TuningReport:
+    """Fit the pooled log and each learner's own; store the fits; reschedule; commit once.
+
+    The log is read in a read-only transaction that ends before fitting (a fit takes
+    seconds, and SQLite's writer lock must not wait on it); the writes are one transaction.
+    """
+    if session.in_transaction():
+        session.commit()
+    begin_read_only(session)
+    log = scheduler_settings.review_log(session, lesson)
+    session.commit()
+    pooled = optimizer.fit([review for reviews in log.values() for review in reviews],
+                           min_reviews)
+    learners = tuple((learner_id, optimizer.fit(reviews, min_reviews))
+                     for learner_id, reviews in sorted(log.items()))
+    if isinstance(pooled, Fit):
+        scheduler_settings.add_fit(session, pooled, now, lesson=lesson)
+    for learner_id, result in learners:
+        if isinstance(result, Fit):
+            scheduler_settings.add_fit(session, result, now, learner_id=learner_id,
+                                       lesson=lesson)
+    affected = (sorted(log) if isinstance(pooled, Fit)
+                else [learner_id for learner_id, result in learners if isinstance(result, Fit)])
+    cards = sum(reschedule_learner(session, learner_id, lesson) for learner_id in affected)
+    session.commit()
+    return TuningReport(lesson, now, pooled, learners, len(affected), cards)
+
+
+def reschedule_learner(session: Session, learner_id: int, lesson: str | None = None) -> int:
+    """Replay the learner's cards (of one lesson) under their settings; return how many
+    changed. The caller commits."""
+    answers.lock_learner(session, learner_id)
+    settings: dict[str, SchedulerSettings] = {}
+    changed_logs: list[tuple[int, scheduling.CardState]] = []
+    changed_cards: list[tuple[int, scheduling.CardState]] = []
+    for card in scheduler_settings.logged_cards(session, learner_id, lesson):
+        if card.lesson not in settings:
+            settings[card.lesson] = scheduler_settings.read_settings(session, learner_id,
+                                                                     card.lesson)
+        replayed = scheduling.reschedule(
+            [(ReviewRating(row.rating), row.reviewed_at) for row in card.log],
+            settings[card.lesson])
+        befores = [row.before for row in card.log]
+        if replayed.after == card.state and list(replayed.before) == befores:
+            continue
+        changed_logs.extend((row.id, before) for row, before in zip(card.log, replayed.before,
+                                                                      strict=True))
+        changed_cards.append((card.card_id, replayed.after))
+    scheduler_settings.write_rescheduled(session, changed_logs, changed_cards)
+    return len(changed_cards)

@@ -1,0 +1,80 @@
+"""Show what schedules this learner's reviews, and let them choose their desired retention.
+
+The desired retention (0.70-0.97, default 0.90) is the chance of recall the scheduler aims
+for when a card falls due: lower means longer intervals and more forgetting, higher the
+reverse. Changing it reschedules the learner's cards from their review logs at once, so the
+due queue and the 30-day forecast follow. It only moves due dates: nothing a learner sets
+here reaches their mastery records.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from quizsvc.errors import Invalid
+from quizsvc.review import scheduling
+from quizsvc.store import answers, scheduler_settings
+from quizsvc.store.scheduler_settings import FitRecord
+from quizsvc.study import fsrs_tuning
+from quizsvc.study.context import Context
+
+
+@dataclass(frozen=True)
+class LessonParameters:
+    """Which FSRS parameters schedule this learner's cards of one lesson.
+
+    ``source`` is ``own`` (fitted to this learner's reviews), ``everyone`` (fitted to all
+    learners' reviews) or ``default`` (fsrs's defaults; ``fit`` is then None).
+    """
+
+    lesson: str
+    source: str
+    fit: FitRecord | None
+
+
+@dataclass(frozen=True)
+class SchedulingView:
+    """The learner's desired retention, its allowed range, and the parameters per lesson."""
+
+    desired_retention: float
+    min_retention: float
+    max_retention: float
+    lessons: list[LessonParameters]
+    rescheduled_cards: int | None = None  # how many cards a change just moved
+
+
+def source_of(fit: FitRecord | None) -> str:
+    """Name where a lesson's parameters come from."""
+    if fit is None:
+        return "default"
+    return "everyone" if fit.learner_id is None else "own"
+
+
+def scheduling_view(ctx: Context, rescheduled_cards: int | None = None) -> SchedulingView:
+    """Report the desired retention and, for every lesson, the parameters in force."""
+    learner_id = ctx.identity.learner_id if ctx.identity else None  # None: everyone's fits
+    lessons = []
+    for lesson_id in ctx.index.lessons:
+        fit = scheduler_settings.chosen_fit_record(ctx.db, learner_id, lesson_id)
+        lessons.append(LessonParameters(lesson_id, source_of(fit), fit))
+    retention = (scheduling.DEFAULT_RETENTION if learner_id is None
+                 else scheduler_settings.retention_of(ctx.db, learner_id))
+    view = SchedulingView(retention, scheduling.MIN_RETENTION, scheduling.MAX_RETENTION,
+                          lessons, rescheduled_cards)
+    ctx.db.commit()
+    return view
+
+
+def set_desired_retention(ctx: Context, value: float) -> SchedulingView:
+    """Set the learner's desired retention and reschedule their cards by it."""
+    try:
+        retention = scheduling.check_retention(value)
+    except ValueError as error:
+        raise Invalid("desired_retention", str(error), reason="range",
+                      params={"min": scheduling.MIN_RETENTION,
+                              "max": scheduling.MAX_RETENTION}) from None
+    answers.lock_learner(ctx.db, ctx.learner_id)
+    scheduler_settings.put_retention(ctx.db, ctx.learner_id, retention, ctx.now)
+    moved = fsrs_tuning.reschedule_learner(ctx.db, ctx.learner_id)
+    ctx.db.commit()
+    return scheduling_view(ctx, moved)

@@ -1,0 +1,188 @@
+"""Fitted parameters schedule new reviews on every path; the desired retention is the learner's.
+
+Every way a review is made (the graded answer's hot path, a learner's re-rating, a flashcard's
+self-rating) schedules with the settings in force for the learner and lesson, and a change of
+retention reschedules the learner's cards at once, which the due forecast shows. Neither
+touches mastery.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from sqlalchemy import select
+
+from quizsvc.review import scheduling
+from quizsvc.review.optimizer import DEFAULT_PARAMETERS, Fit
+from quizsvc.store import scheduler_settings
+from quizsvc.store.models import Learner, Mastery, ReviewCard
+from tests.support.clock import START
+from tests.support.fake_bank import LESSON_ID
+
+# Initial stabilities (days) for Again, Hard, Good, Easy, unlike fsrs's defaults.
+EVERYONE = (0.6, 3.5, 7.0, 25.0, *DEFAULT_PARAMETERS[4:])
+MINE = (0.05, 0.3, 0.9, 3.0, *DEFAULT_PARAMETERS[4:])
+
+
+def learner_id(db: Any) -> int:
+    """Return the one learner of the test."""
+    return db.scalars(select(Learner.id)).one()
+
+
+def store_fit(db: Any, parameters: tuple[float, ...], learner: int | None = None) -> None:
+    """Store a fit, as ``quizsvc fsrs optimize`` would."""
+    scheduler_settings.add_fit(db, Fit(parameters, 1234, 0.31, 0.35), START,
+                               learner_id=learner)
+    db.commit()
+
+
+def card(db: Any, question_id: str) -> ReviewCard:
+    """Return the learner's card of a question, as stored now."""
+    db.expire_all()
+    return db.scalars(select(ReviewCard).where(ReviewCard.question_id == question_id)).one()
+
+
+def serve(study: Any, question_id: str) -> dict:
+    """Start a review session and return the served item of ``question_id``."""
+    session = study.start(LESSON_ID, mode="review", size=4)
+    while True:
+        item = study.next(session["id"])
+        assert not item["done"], f"{question_id} was not served"
+        if item["question"]["question_id"] == question_id:
+            return item["question"]
+        answered = study.answer(item["question"]["variant_id"],
+                                None if item["question"]["kind"] == "flashcard" else
+                                "text" if item["question"]["kind"] == "explain" else
+                                study.right_answer(item["question"]["variant_id"]))
+        assert answered.status_code == 201, answered.json
+
+
+def test_the_settings_start_as_the_defaults(browser: Any) -> None:
+    body = browser.get("/api/scheduling").json
+    assert body["desired_retention"] == 0.9
+    assert (body["min_retention"], body["max_retention"]) == (0.7, 0.97)
+    assert body["lessons"] == [{"lesson": LESSON_ID, "source": "default", "fit": None}]
+
+
+@pytest.mark.parametrize(("answer_right", "stability"), [(True, 7.0), (False, 0.6)])
+def test_a_graded_answer_is_scheduled_with_everyones_fitted_parameters(
+        study: Any, db: Any, answer_right: bool, stability: float) -> None:
+    item = serve(study, "running-first")
+    store_fit(db, EVERYONE)
+    answer = "running" if answer_right else "waiting"
+    assert study.answer(item["variant_id"], answer).status_code == 201
+    assert card(db, "running-first").stability == stability  # Good: w2, Again: w0
+
+
+def test_a_learners_own_fit_wins_over_everyones(study: Any, db: Any) -> None:
+    item = serve(study, "running-first")
+    store_fit(db, EVERYONE)
+    store_fit(db, MINE, learner=learner_id(db))
+    assert study.answer(item["variant_id"], "running").status_code == 201
+    assert card(db, "running-first").stability == 0.9
+    body = study.browser.get("/api/scheduling").json["lessons"][0]
+    assert body["source"] == "own"
+    assert body["fit"] == {"fitted_at": START.isoformat(), "review_count": 1234,
+                           "log_loss": 0.31, "default_log_loss": 0.35}
+
+
+def test_re_rating_and_self_rating_use_the_fitted_parameters_too(study: Any, db: Any) -> None:
+    store_fit(db, EVERYONE)
+    item = serve(study, "running-first")
+    attempt = study.answer(item["variant_id"], "running").json
+    rated = study.browser.post(f"/api/attempts/{attempt['id']}/rating", json={"rating": "easy"})
+    assert rated.status_code == 200, rated.json
+    assert card(db, "running-first").stability == 25.0  # redone as Easy: w3
+    flashcard = serve(study, "computed-card")
+    revealed = study.answer(flashcard["variant_id"], None).json
+    assert study.browser.post(f"/api/attempts/{revealed['id']}/rating",
+                              json={"rating": "hard"}).status_code == 200
+    assert card(db, "computed-card").stability == 3.5  # Hard: w1
+
+
+def rate_flashcard_easy(study: Any) -> None:
+    """Review the flashcard Easy: it goes straight to Review, due in about w3 days."""
+    flashcard = serve(study, "computed-card")
+    revealed = study.answer(flashcard["variant_id"], None).json
+    assert study.browser.post(f"/api/attempts/{revealed['id']}/rating",
+                              json={"rating": "easy"}).status_code == 200
+
+
+def forecast(browser: Any) -> list[int]:
+    """Return the 30-day forecast's counts."""
+    return [day["count"] for day in browser.get("/api/reviews/due").json["forecast"]]
+
+
+def test_the_due_forecast_follows_the_desired_retention(study: Any, db: Any) -> None:
+    rate_flashcard_easy(study)
+    at_default = forecast(study.browser)
+    assert at_default[8] == 1  # stability 8.3 days: due in 8 at 0.90
+    high = study.browser.put("/api/scheduling", json={"desired_retention": 0.97})
+    assert high.status_code == 200, high.json
+    assert high.json["desired_retention"] == 0.97 and high.json["rescheduled_cards"] >= 1
+    assert forecast(study.browser)[2] == 1 and forecast(study.browser)[8] == 0
+    low = study.browser.put("/api/scheduling", json={"desired_retention": 0.70})
+    assert low.status_code == 200
+    assert sum(forecast(study.browser)[1:]) == 0  # due in 77 days at 0.70: beyond the 30
+    assert card(db, "computed-card").due - card(db, "computed-card").last_review > (
+        timedelta(days=30))
+    assert study.browser.get("/api/scheduling").json["desired_retention"] == 0.70
+
+
+def test_new_reviews_aim_for_the_learners_retention(study: Any, db: Any) -> None:
+    assert study.browser.put("/api/scheduling", json={"desired_retention": 0.97}
+                             ).status_code == 200
+    rate_flashcard_easy(study)
+    stored = card(db, "computed-card")
+    settings = scheduling.SchedulerSettings(desired_retention=0.97)
+    expected = scheduling.review(scheduling.new_card(START), scheduling.ReviewRating.EASY,
+                                 stored.last_review, settings)
+    assert stored.due == expected.due
+    assert stored.due - stored.last_review < scheduling.review(
+        scheduling.new_card(START), scheduling.ReviewRating.EASY, stored.last_review
+    ).due - stored.last_review
+
+
+def test_changing_the_retention_tells_racing_answers_their_read_is_stale(study: Any,
+                                                                        db: Any) -> None:
+    rate_flashcard_easy(study)
+    before = db.scalar(select(Learner.review_seq))
+    assert study.browser.put("/api/scheduling", json={"desired_retention": 0.8}
+                             ).status_code == 200
+    db.expire_all()
+    assert db.scalar(select(Learner.review_seq)) > before
+
+
+@pytest.mark.parametrize("body", [
+    {"desired_retention": 0.5}, {"desired_retention": 0.98}, {"desired_retention": "high"},
+    {"desired_retention": None}, {}, {"desired_retention": 0.9, "mastery": True}])
+def test_a_retention_out_of_range_or_malformed_is_a_422(browser: Any, body: dict) -> None:
+    response = browser.put("/api/scheduling", json=body)
+    assert response.status_code == 422, response.json
+    assert set(response.json["errors"]["json"]) <= {"desired_retention", "mastery"}
+    assert browser.get("/api/scheduling").json["desired_retention"] == 0.9
+
+
+def test_a_retention_change_needs_the_csrf_echo(browser: Any) -> None:
+    response = browser.client.put("/api/scheduling", json={"desired_retention": 0.8})
+    assert response.status_code == 403
+
+
+def test_neither_retention_nor_fitted_parameters_touch_mastery(study: Any, db: Any,
+                                                               clock: Any) -> None:
+    for _ in range(2):  # two right closed-book answers a day apart: mastered
+        item = serve(study, "running-first")
+        assert study.answer(item["variant_id"], "running").json["correct"]
+        clock.advance(days=1, hours=1)
+    before = [(m.question_id, m.mastered, m.mastered_at, m.evidence, m.evaluated_at)
+              for m in db.scalars(select(Mastery))]
+    assert before and before[0][1]
+    store_fit(db, EVERYONE)
+    for retention in (0.7, 0.97):
+        assert study.browser.put("/api/scheduling", json={"desired_retention": retention}
+                                 ).status_code == 200
+    db.expire_all()
+    assert [(m.question_id, m.mastered, m.mastered_at, m.evidence, m.evaluated_at)
+            for m in db.scalars(select(Mastery))] == before
