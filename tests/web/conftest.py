@@ -115,9 +115,13 @@ def page(browser: Any, live_server: LiveServer) -> Iterator[Any]:
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
+    # The pages run under their real Content-Security-Policy: a refused script, style or
+    # request is a console error, and fails the test.
+    page.on("console", lambda message: errors.append(message.text)
+            if "Content Security Policy" in message.text else None)
     yield page
     context.close()
-    assert not errors, f"JavaScript errors on the page: {errors}"
+    assert not errors, f"JavaScript or CSP errors on the page: {errors}"
 
 
 @pytest.fixture

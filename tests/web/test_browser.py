@@ -6,9 +6,11 @@ go to test-output/screenshots/.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.support import pages as steps
 from tests.web.conftest import LiveServer
@@ -32,7 +34,7 @@ def test_a_closed_book_quiz_wrong_then_explained_then_right_and_rated(
     steps.submit_with_enter(page)
     page.wait_for_selector("#result-h")
     assert page.locator("#result-h").inner_text() == "答错了"
-    page.wait_for_function("document.getElementById('live-status').textContent.length > 0")
+    expect(page.locator("#live-status")).to_have_text(re.compile(r"\S"))
     assert "答错了" in page.locator("#live-status").inner_text()
     assert page.locator("#reveal").count() == 0 and page.locator("#next-link").count() == 0
     assert page.evaluate("document.activeElement.id") == "explanation"
@@ -100,8 +102,7 @@ def test_a_self_assessment_is_saved_and_mastery_does_not_move(page: Any, live_se
     button = page.locator(f"#sa-{section} button[value='3']")
     button.focus()
     page.keyboard.press("Enter")
-    page.wait_for_function(
-        f"document.querySelector('#sa-{section} .sa-status').textContent.includes('已保存自评')")
+    expect(page.locator(f"#sa-{section} .sa-status")).to_contain_text("已保存自评")
     assert button.get_attribute("aria-pressed") == "true"
     assert page.locator(f"#sa-{section} .sa-current strong").inner_text() == "3 大致会"
     box = page.locator(f"#sa-{section}")
@@ -126,8 +127,7 @@ def test_moving_a_simulator_slider_changes_the_allocation(page: Any, browser: An
     slider = page.locator("#f-B-num_computed_tokens-range")
     slider.focus()
     page.keyboard.press("ArrowRight")
-    page.wait_for_function("document.querySelector('section.step-target .alloc-list')"
-                           ".textContent === 'A 1 · B 5 · C 2'")
+    expect(page.locator("section.step-target .alloc-list")).to_have_text("A 1 · B 5 · C 2")
     assert page.locator("#f-B-num_computed_tokens").input_value() == "5"
     assert steps.focus_is_visible(page)
     assert "B.num_computed_tokens=5" in page.url
@@ -144,8 +144,7 @@ def test_moving_a_simulator_slider_changes_the_allocation(page: Any, browser: An
 
     page.locator("a.preset[data-preset='spec-11-10-3']").focus()
     page.keyboard.press("Enter")
-    page.wait_for_function("document.querySelector('section.step-target .alloc-list')"
-                           ".textContent === 'A 4'")
+    expect(page.locator("section.step-target .alloc-list")).to_have_text("A 4")
     row = page.locator("section.step-target tr[data-request='A']").inner_text()
     assert "10 → 14 → 12" in row
     shot(page, "simulator-spec")
@@ -181,13 +180,13 @@ def test_a_refused_code_reads_in_chinese_when_the_script_shows_it(page: Any) -> 
     page.locator("#link-code-input").focus()
     page.keyboard.type("!!")
     page.keyboard.press("Enter")
-    page.wait_for_function("!document.getElementById('link-error').hidden")
+    expect(page.locator("#link-error")).to_be_visible()
     assert page.locator("#link-error").inner_text() == "code: 这不是关联代码"
     page.goto("/link?lang=en")
     page.locator("#link-code-input").focus()
     page.keyboard.type("!!")
     page.keyboard.press("Enter")
-    page.wait_for_function("!document.getElementById('link-error').hidden")
+    expect(page.locator("#link-error")).to_be_visible()
     assert page.locator("#link-error").inner_text() == "code: not a link code"
 
 
