@@ -47,7 +47,9 @@ ENVIRONMENT: tuple[Setting, ...] = (
     Setting("SIMULATE_MAX_PROMPT_LEN", "QUIZSVC_SIMULATE_MAX_PROMPT_LEN", int, 4096,
             "POST /api/simulate: longest prompt (prompt_len or prompt_token_ids)"),
     Setting("MAX_CONTENT_LENGTH", "QUIZSVC_MAX_CONTENT_LENGTH", int, 1_048_576,
-            "largest request body in bytes (imports included)"),
+            "largest request body in bytes (but an import's)"),
+    Setting("IMPORT_MAX_CONTENT_LENGTH", "QUIZSVC_IMPORT_MAX_CONTENT_LENGTH", int, 33_554_432,
+            "largest body of POST /api/import in bytes: an export of ~40,000 answers"),
     Setting("WORKERS", "QUIZSVC_WORKERS", int, 2,
             "gunicorn worker processes for `quizsvc serve`"),
 )

@@ -6,15 +6,38 @@ fields are ``dump_only``. Validators raise ``ValidationError``, as marshmallow 4
 
 from __future__ import annotations
 
+from datetime import UTC
+from typing import Any
+
 import marshmallow as ma
 from marshmallow import fields, validate
 
 from quizsvc.bank.model import QuestionKind
 from quizsvc.http.arguments import RETENTION, StrictSchema
 from quizsvc.study.limits import MAX_EXPLANATION, MAX_IDEMPOTENCY_KEY, MAX_NOTE, MAX_REF
-from quizsvc.study.portability import EXPORT_FORMAT
+from quizsvc.study.portability import EXPORT_FORMAT, IMPORT_FORMATS, ORIGINS
+
+MAX_SEALED = 400  # characters of a sealed seed and misconception id
 
 MAX_INT32 = 2**31 - 1  # the Integer columns' range on PostgreSQL
+class StoredTime(fields.AwareDateTime):
+    """A timezone-aware time the database can store: in UTC, years 1970 to 9998.
+
+    ``9999-12-31T23:59:59-12:00`` is a valid ISO time that no column holds: in UTC it falls in
+    the year 10000. Such a time is a 422 naming the field, not an overflow deep in a query.
+    """
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
+        moment = super()._deserialize(value, attr, data, **kwargs)
+        try:
+            in_utc = moment.astimezone(UTC)
+        except (OverflowError, ValueError):
+            raise ma.ValidationError("not a time this service can store") from None
+        if not 1970 <= in_utc.year <= 9998:
+            raise ma.ValidationError("must lie between the years 1970 and 9998 (UTC)")
+        return in_utc
+
+
 STABILITY = validate.Range(min=0, max=1e6)  # days; fsrs caps intervals at 36500
 DIFFICULTY = validate.Range(min=1, max=10)  # fsrs keeps difficulty in [1, 10]
 
@@ -321,18 +344,23 @@ class ExportSelfAssessmentSchema(StrictSchema):
     ref_kind = fields.String(required=True, validate=validate.OneOf(("question", "section")))
     rating = fields.Integer(required=True, strict=True, validate=validate.Range(min=1, max=4))
     note = fields.String(required=True, allow_none=True, validate=validate.Length(max=MAX_NOTE))
-    updated_at = fields.AwareDateTime(required=True, format="iso")
+    updated_at = StoredTime(required=True, format="iso")
 
 
 class ExportAttemptSchema(StrictSchema):
-    """An attempt in an export document; ``n`` numbers it for the review log's references."""
+    """An attempt in an export document; ``n`` numbers it for the review log's references.
+
+    ``signature`` is this deployment's HMAC over the attempt: only a signed, unaltered attempt
+    is restored as graded. While its reveal is withheld, ``seed`` and ``misconception_id``
+    are null and travel in ``sealed``, readable by this deployment only.
+    """
 
     n = fields.Integer(required=True, strict=True, validate=validate.Range(min=1, max=MAX_INT32))
     question_id = fields.String(required=True, validate=validate.Length(min=1, max=MAX_REF))
     lesson = fields.String(required=True, validate=validate.Length(min=1, max=MAX_REF))
     kind = fields.String(required=True, validate=validate.OneOf([k.value for k in QuestionKind]))
-    seed = fields.Integer(required=True, strict=True, validate=validate.Range(min=0,
-                                                                              max=2**63 - 1))
+    seed = fields.Integer(required=True, strict=True, allow_none=True,
+                          validate=validate.Range(min=0, max=2**63 - 1))
     bank_version = fields.String(required=True, validate=validate.Length(min=1, max=64))
     answer = fields.Raw(required=True, allow_none=True)
     graded = fields.Boolean(required=True)
@@ -340,18 +368,25 @@ class ExportAttemptSchema(StrictSchema):
     score = fields.Float(required=True, allow_none=True, validate=validate.Range(min=0, max=1))
     misconception_id = fields.String(required=True, allow_none=True,
                                      validate=validate.Length(max=MAX_REF))
-    served_at = fields.AwareDateTime(required=True, format="iso")
-    submitted_at = fields.AwareDateTime(required=True, format="iso")
+    served_at = StoredTime(required=True, format="iso")
+    submitted_at = StoredTime(required=True, format="iso")
     duration_ms = fields.Integer(required=True, strict=True,
                                  validate=validate.Range(min=0, max=MAX_INT32))
     closed_book = fields.Boolean(required=True)
     explanation = fields.String(required=True, allow_none=True,
                                 validate=validate.Length(max=MAX_EXPLANATION))
-    explained_at = fields.AwareDateTime(required=True, allow_none=True, format="iso")
-    revealed_at = fields.AwareDateTime(required=True, allow_none=True, format="iso")
+    explained_at = StoredTime(required=True, allow_none=True, format="iso")
+    revealed_at = StoredTime(required=True, allow_none=True, format="iso")
     idempotency_key = fields.String(required=True,
                                     validate=validate.Length(min=1, max=MAX_IDEMPOTENCY_KEY))
     request_digest = fields.String(required=True, validate=validate.Length(equal=64))
+    origin = fields.String(load_default="graded", validate=validate.OneOf(ORIGINS), metadata={
+        "description": "graded here, regraded at an import, or unverified (counts for "
+                       "nothing)"})
+    sealed = fields.String(load_default=None, allow_none=True,
+                           validate=validate.Length(max=MAX_SEALED))
+    signature = fields.String(load_default=None, allow_none=True,
+                              validate=validate.Length(equal=64))
 
 
 class ExportCardSchema(StrictSchema):
@@ -364,9 +399,9 @@ class ExportCardSchema(StrictSchema):
                           validate=validate.Range(min=0, max=100))
     stability = fields.Float(required=True, allow_none=True, validate=STABILITY)
     difficulty = fields.Float(required=True, allow_none=True, validate=DIFFICULTY)
-    due = fields.AwareDateTime(required=True, format="iso")
-    last_review = fields.AwareDateTime(required=True, allow_none=True, format="iso")
-    created_at = fields.AwareDateTime(required=True, format="iso")
+    due = StoredTime(required=True, format="iso")
+    last_review = StoredTime(required=True, allow_none=True, format="iso")
+    created_at = StoredTime(required=True, format="iso")
 
 
 class ExportReviewLogSchema(StrictSchema):
@@ -376,7 +411,7 @@ class ExportReviewLogSchema(StrictSchema):
     attempt = fields.Integer(required=True, allow_none=True, strict=True,
                              validate=validate.Range(min=1, max=MAX_INT32))
     rating = fields.Integer(required=True, strict=True, validate=validate.Range(min=1, max=4))
-    reviewed_at = fields.AwareDateTime(required=True, format="iso")
+    reviewed_at = StoredTime(required=True, format="iso")
     duration_ms = fields.Integer(required=True, allow_none=True, strict=True,
                                  validate=validate.Range(min=0, max=MAX_INT32))
     rated_by_learner = fields.Boolean(required=True)
@@ -386,8 +421,8 @@ class ExportReviewLogSchema(StrictSchema):
                                  validate=validate.Range(min=0, max=100))
     stability_before = fields.Float(required=True, allow_none=True, validate=STABILITY)
     difficulty_before = fields.Float(required=True, allow_none=True, validate=DIFFICULTY)
-    due_before = fields.AwareDateTime(required=True, format="iso")
-    last_review_before = fields.AwareDateTime(required=True, allow_none=True, format="iso")
+    due_before = StoredTime(required=True, format="iso")
+    last_review_before = StoredTime(required=True, allow_none=True, format="iso")
 
 
 class ExportMasterySchema(StrictSchema):
@@ -396,18 +431,19 @@ class ExportMasterySchema(StrictSchema):
     question_id = fields.String(required=True, validate=validate.Length(min=1, max=MAX_REF))
     lesson = fields.String(required=True, validate=validate.Length(min=1, max=MAX_REF))
     mastered = fields.Boolean(required=True)
-    mastered_at = fields.AwareDateTime(required=True, allow_none=True, format="iso")
+    mastered_at = StoredTime(required=True, allow_none=True, format="iso")
     evidence = fields.List(fields.Integer(strict=True, validate=validate.Range(
         min=1, max=MAX_INT32)), required=True)
     policy = fields.String(required=True, validate=validate.Length(min=1, max=32))
-    evaluated_at = fields.AwareDateTime(required=True, format="iso")
+    evaluated_at = StoredTime(required=True, format="iso")
 
 
 class ExportSchema(StrictSchema):
     """A learner's own data: ``GET /api/export`` writes it, ``POST /api/import`` reads it."""
 
-    format = fields.String(required=True, validate=validate.Equal(EXPORT_FORMAT))
-    exported_at = fields.AwareDateTime(required=True, format="iso")
+    format = fields.String(required=True, validate=validate.OneOf(IMPORT_FORMATS), metadata={
+        "description": f"{EXPORT_FORMAT} (documents of quizsvc-export/1 import unsigned)"})
+    exported_at = StoredTime(required=True, format="iso")
     self_assessments = fields.List(fields.Nested(ExportSelfAssessmentSchema), required=True)
     attempts = fields.List(fields.Nested(ExportAttemptSchema), required=True)
     cards = fields.List(fields.Nested(ExportCardSchema), required=True)

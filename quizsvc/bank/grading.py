@@ -57,7 +57,7 @@ def list_items(raw: Any, expected: str) -> Any:
         return [part for part in re.split(r"[\s,;，；、]+", text) if part]
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested past what the parser walks
         raise ParseError(expected) from None
 
 

@@ -6,6 +6,8 @@ app's bank, clock, random source and limits, and the browser ``quizsvc.http.brow
 
 from __future__ import annotations
 
+from flask import current_app
+
 from quizsvc.extensions import runtime
 from quizsvc.http.browser import visitor
 from quizsvc.store.database import get_session
@@ -17,4 +19,5 @@ def current_context() -> Context:
     app_runtime = runtime()
     bank, index = app_runtime.teaching()
     return Context(db=get_session(), bank=bank, index=index, identity=visitor().identity,
-                   now=app_runtime.clock(), rng=app_runtime.rng, limits=app_runtime.limits)
+                   now=app_runtime.clock(), rng=app_runtime.rng, limits=app_runtime.limits,
+                   secret_key=current_app.config["SECRET_KEY"])

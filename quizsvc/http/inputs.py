@@ -12,10 +12,11 @@ otherwise hand the view the first ``MAX_CONTENT_LENGTH`` bytes as if that were t
 from __future__ import annotations
 
 import json
+import math
 import sys
 from typing import Any
 
-from flask import Flask, request
+from flask import Flask, current_app, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from quizsvc.errors import Invalid, NotFound
@@ -44,7 +45,10 @@ def check_json_value(value: Any, location: str = "json") -> None:
         if isinstance(item, str):
             problem = text_problem(item)
             if problem:
-                raise Invalid(path, problem, location=location)
+                raise Invalid(path, problem, location=location, reason="unstorable_text")
+        elif isinstance(item, float) and not math.isfinite(item):  # 1e999 reads as infinity
+            raise Invalid(path, "a number too large to store", location=location,
+                          reason="number_too_large")
         elif isinstance(item, dict | list):
             if depth > MAX_JSON_DEPTH:
                 raise Invalid("_schema", f"nested deeper than {MAX_JSON_DEPTH} levels",
@@ -121,6 +125,18 @@ def refuse_unstorable_request_text() -> None:
                 raise Invalid(key, problem, location="form")
 
 
+# Endpoints whose bodies may be larger than MAX_CONTENT_LENGTH, and the setting that says how
+# large: a learner's own export must always import back.
+BODY_LIMITS = {"portability.Import": "IMPORT_MAX_CONTENT_LENGTH"}
+
+
+def set_body_limit() -> None:
+    """Give the endpoints of ``BODY_LIMITS`` their own body limit, before the body is read."""
+    setting = BODY_LIMITS.get(request.endpoint or "")
+    if setting is not None:
+        request.max_content_length = current_app.config[setting]
+
+
 def refuse_cut_chunked_body() -> None:
     """Refuse a chunked body that reaches ``MAX_CONTENT_LENGTH`` (413) instead of cutting it."""
     req = request._get_current_object()  # type: ignore[attr-defined]
@@ -136,4 +152,4 @@ def refuse_cut_chunked_body() -> None:
 def init_app(app: Flask) -> None:
     """Install the body-size and request-text checks ahead of every other hook."""
     hooks = app.before_request_funcs.setdefault(None, [])
-    hooks[0:0] = [refuse_cut_chunked_body, refuse_unstorable_request_text]
+    hooks[0:0] = [set_body_limit, refuse_cut_chunked_body, refuse_unstorable_request_text]

@@ -214,7 +214,8 @@ class ServedVariant(Base):
 class Attempt(Base):
     """One answer to one variant: the grade, the timing, closed-book or not, the explanation.
 
-    ``graded`` is false for flashcards and free-text questions (self-rated, never graded).
+    ``graded`` is false for flashcards and free-text questions (self-rated, never graded), and
+    for an imported attempt no one can vouch for (``origin`` "unverified").
     ``revealed_at`` is when the correct answer and solution were shown: at once for a right
     answer or an ungraded card, only after ``explanation`` for a wrong one.
     """
@@ -248,6 +249,9 @@ class Attempt(Base):
     revealed_at: Mapped[datetime | None]
     idempotency_key: Mapped[str] = mapped_column(String(REF_LENGTH))
     request_digest: Mapped[str] = mapped_column(String(HASH_LENGTH))
+    # Who stands behind the grade: "graded" here (or restored from a signed export),
+    # "regraded" at an import, or "unverified" (history that counts for nothing). 0005.
+    origin: Mapped[str] = mapped_column(String(16), server_default="graded")
 
 
 class ReviewCard(Base):

@@ -84,8 +84,11 @@ def request_digest(variant_id: str, answer: Any) -> str:
     return hashlib.sha256(body.encode()).hexdigest()
 
 
-def rating_choices(graded: bool, correct: bool | None) -> tuple[str, ...]:
-    """Return the ratings a learner may still give an attempt."""
+def rating_choices(graded: bool, correct: bool | None, origin: str = "graded"
+                   ) -> tuple[str, ...]:
+    """Return the ratings a learner may still give an attempt (none for unverified history)."""
+    if origin == "unverified":
+        return ()
     if not graded:
         return ("again", "hard", "good", "easy")
     return ("hard", "good", "easy") if correct else ()
@@ -130,7 +133,8 @@ def attempt_view(ctx: Context, attempt: Any, key: AnswerKey | None, rating: int 
         explanation_required=bool(attempt.graded and not attempt.correct
                                   and attempt.explanation is None),
         rating=ReviewRating(rating).name.lower() if rating is not None else None,
-        rating_choices=rating_choices(attempt.graded, attempt.correct), reveal=reveal,
+        rating_choices=rating_choices(attempt.graded, attempt.correct,
+                                      getattr(attempt, "origin", "graded")), reveal=reveal,
         submitted_answer=attempt.answer, replayed=replayed)
 
 
@@ -194,7 +198,7 @@ def decide(ctx: Context, snapshot: answers.AnswerSnapshot, answer: Any, idempote
         "correct": None, "score": None, "misconception_id": None,
         "served_at": snapshot.served_at, "submitted_at": ctx.now, "duration_ms": duration_ms,
         "closed_book": not snapshot.open_book, "explanation": None, "explained_at": None,
-        "idempotency_key": idempotency_key, "request_digest": digest}
+        "idempotency_key": idempotency_key, "request_digest": digest, "origin": "graded"}
     write = answers.AnswerWrite(snapshot.learner_id, snapshot.review_seq, snapshot.variant_id,
                                 snapshot.open_book, values)
     if not graded:

@@ -33,7 +33,8 @@ class Context:
 
     ``identity`` is None for a browser that has stored nothing yet: it is registered by its
     first state-changing request, so read-only use cases see an empty history for it. ``now``
-    is timezone-aware UTC; ``rng`` draws variant seeds and opaque ids.
+    is timezone-aware UTC; ``rng`` draws variant seeds and opaque ids; ``secret_key`` signs
+    and seals what this deployment vouches for (``quizsvc.study.seal``).
     """
 
     db: Session
@@ -43,6 +44,7 @@ class Context:
     now: datetime
     rng: random.Random
     limits: Limits
+    secret_key: str = ""
 
     @property
     def learner_id(self) -> int:

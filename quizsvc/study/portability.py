@@ -5,9 +5,17 @@ attempts, fsrs cards, review log, mastery records and desired retention. Databas
 left out: attempts are numbered ``n`` = 1, 2, ... and the review log and mastery evidence
 refer to those numbers, so the document can be imported into any learner on any database.
 
-Import never trusts the file's mastery records: it re-runs the mastery policy over the
-imported attempts and keeps the file's record only where the policy agrees with it.
-Study sessions and unanswered variants are transient and not exported.
+An import can never vouch for itself. Each exported attempt carries this deployment's
+signature (``quizsvc.study.seal``): a signed attempt is restored as it was graded here, its
+reveal and its standing as mastery evidence included, across bank versions. What a learner has
+not earned yet (the seed and the matched misconception of an attempt whose reveal is
+withheld) is exported sealed, so the file gives nothing away and a re-import loses nothing. An
+unsigned or altered attempt is graded again from its question, seed and answer where this bank
+can rebuild the variant (stored open-book and unrevealed: the server never saw it answered
+closed-book, so it is never mastery evidence), and is otherwise kept as history that counts for
+nothing; a question this bank has never had is a 422. Mastery is never read from the file: the
+policy is re-run over the restored attempts. Study sessions and unanswered variants are
+transient and not exported.
 
 ``revlog_csv`` writes the review log in the fsrs-optimizer's format
 (``card_id,review_time,review_rating,review_state,review_duration``).
@@ -20,16 +28,23 @@ import io
 from datetime import datetime
 from typing import Any
 
+from quizsvc.bank.errors import BankError
 from quizsvc.errors import Conflict, Invalid
 from quizsvc.review import mastery as mastery_policy
 from quizsvc.review import scheduling
 from quizsvc.store import answers, scheduler_settings
 from quizsvc.store import self_assessments as self_assessment_store
 from quizsvc.store.models import SelfAssessment, table
+from quizsvc.study import seal
+from quizsvc.study.answering import check_answer_shape
+from quizsvc.study.bank_index import SELF_RATED_KINDS
 from quizsvc.study.context import Context
 from quizsvc.study.sessions import opaque_id
 
-EXPORT_FORMAT = "quizsvc-export/1"
+EXPORT_FORMAT = "quizsvc-export/2"
+IMPORT_FORMATS = ("quizsvc-export/1", EXPORT_FORMAT)  # /1: from before attempts were signed
+ATTEMPT_PURPOSE = "export-attempt/2"
+ORIGINS = ("graded", "regraded", "unverified")
 OPTIMIZER_COLUMNS = ("card_id", "review_time", "review_rating", "review_state",
                      "review_duration")
 NEW_STATE = 0  # fsrs-optimizer's review_state for a card's first review
@@ -37,7 +52,8 @@ NEW_STATE = 0  # fsrs-optimizer's review_state for a card's first review
 ATTEMPT_FIELDS = ("question_id", "lesson", "kind", "seed", "bank_version", "answer", "graded",
                   "correct", "score", "misconception_id", "served_at", "submitted_at",
                   "duration_ms", "closed_book", "explanation", "explained_at", "revealed_at",
-                  "idempotency_key", "request_digest")
+                  "idempotency_key", "request_digest", "origin")
+SEALED_FIELDS = ("seed", "misconception_id")  # withheld with the reveal
 CARD_FIELDS = ("question_id", "lesson", "state", "step", "stability", "difficulty", "due",
                "last_review", "created_at")
 LOG_FIELDS = ("rating", "reviewed_at", "duration_ms", "rated_by_learner", "state_before",
@@ -67,7 +83,7 @@ def export_learner_data(ctx: Context) -> dict[str, Any]:
     card_question = {card.id: card.question_id for card in cards}
     document.update({
         "self_assessments": [pick(row, SELF_ASSESSMENT_FIELDS) for row in assessments],
-        "attempts": [{"n": number[a.id], **pick(a, ATTEMPT_FIELDS)} for a in attempts],
+        "attempts": [{"n": number[a.id], **exported_attempt(ctx, a)} for a in attempts],
         "cards": [pick(card, CARD_FIELDS) for card in cards],
         "review_log": [{"question_id": card_question[log.card_id],
                         "attempt": number.get(log.attempt_id) if log.attempt_id else None,
@@ -79,6 +95,79 @@ def export_learner_data(ctx: Context) -> dict[str, Any]:
     document["desired_retention"] = scheduler_settings.retention_of(ctx.db,
                                                                     ctx.identity.learner_id)
     return document
+
+
+def exported_attempt(ctx: Context, attempt: Any) -> dict[str, Any]:
+    """Return an attempt as exported: signed, with what is not yet earned sealed."""
+    record = pick(attempt, ATTEMPT_FIELDS)
+    record["sealed"] = None
+    if attempt.revealed_at is None:
+        record["sealed"] = seal.seal(ctx.secret_key, {name: record[name]
+                                                      for name in SEALED_FIELDS})
+        record.update({name: None for name in SEALED_FIELDS})
+    record["signature"] = seal.sign(ctx.secret_key, ATTEMPT_PURPOSE, record)
+    return record
+
+
+def restored_attempt(ctx: Context, index: int, record: dict[str, Any]) -> dict[str, Any]:
+    """Return the ``attempt`` columns an imported attempt is stored with.
+
+    Signed here and unaltered: as it was (its sealed seed and misconception restored).
+    Otherwise what this server can vouch for: graded again, open-book and unrevealed; or, when
+    the variant cannot be rebuilt, ungraded history that counts for nothing.
+    """
+    question = ctx.index.questions.get(record["question_id"])
+    if question is None:
+        raise Invalid(f"attempts[{index}].question_id", "no such question in this bank",
+                      reason="unknown_question")
+    vouched = {name: record.get(name) for name in (*ATTEMPT_FIELDS, "sealed")}
+    if seal.signed_by(ctx.secret_key, ATTEMPT_PURPOSE, vouched, record.get("signature")):
+        row = {name: vouched[name] for name in ATTEMPT_FIELDS}
+        if vouched["sealed"] is not None:
+            hidden = seal.unseal(ctx.secret_key, vouched["sealed"])
+            if isinstance(hidden, dict):
+                row.update({name: hidden.get(name) for name in SEALED_FIELDS})
+        return row
+    return regraded_attempt(ctx, question, record)
+
+
+def regraded_attempt(ctx: Context, question: Any, record: dict[str, Any]) -> dict[str, Any]:
+    """Grade an unvouched attempt again from its question, seed and answer, if this bank can.
+
+    The server never saw it answered, so it is stored open-book and unrevealed: it can end a
+    run of the mastery policy when wrong, never earn mastery, and never show an answer.
+    """
+    row = {name: record.get(name) for name in ATTEMPT_FIELDS}
+    row.update(kind=str(question.kind), lesson=question.lesson, closed_book=False,
+               revealed_at=None, misconception_id=None, origin="regraded")
+    seed = record.get("seed")
+    if question.kind in SELF_RATED_KINDS:
+        try:
+            row["answer"] = check_answer_shape(question.kind, record.get("answer"))
+        except Invalid:
+            return unverified(row)
+        row.update(graded=False, correct=None, score=None, seed=seed or 0,
+                   revealed_at=record.get("submitted_at"))  # a self-rated answer shows at once
+        return row
+    if not isinstance(seed, int) or record.get("bank_version") != str(ctx.bank.version):
+        return unverified(row)
+    try:
+        variant = ctx.bank.variant(question.id, seed)
+    except BankError:
+        return unverified(row)
+    grade = ctx.bank.grade(variant, record.get("answer"))
+    if grade.parse_error:
+        return unverified(row)
+    row.update(graded=True, correct=bool(grade.correct), score=float(grade.score),
+               misconception_id=grade.misconception.id if grade.misconception else None)
+    return row
+
+
+def unverified(row: dict[str, Any]) -> dict[str, Any]:
+    """Keep an attempt no one can vouch for as history that counts for nothing."""
+    return {**row, "graded": False, "correct": None, "score": None, "misconception_id": None,
+            "closed_book": False, "revealed_at": None, "origin": "unverified",
+            "seed": row["seed"] if isinstance(row["seed"], int) else 0}
 
 
 def check_references(document: dict[str, Any]) -> None:
@@ -118,7 +207,7 @@ def import_learner_data(ctx: Context, document: dict[str, Any]) -> dict[str, int
     learner and browser must hold no attempts, cards or self-assessments yet (409
     otherwise), so an import never merges two histories.
     """
-    if document.get("format") != EXPORT_FORMAT:
+    if document.get("format") not in IMPORT_FORMATS:
         raise Invalid("format", f"expected {EXPORT_FORMAT!r}", reason="export_format")
     check_references(document)
     answers.lock_learner(ctx.db, ctx.learner_id)  # an answer racing the import goes stale
@@ -128,15 +217,15 @@ def import_learner_data(ctx: Context, document: dict[str, Any]) -> dict[str, int
         raise Conflict("This learner already has data; import into a fresh browser.",
                        reason="learner_has_data")
     variants, attempt_rows = [], []
-    for row in document["attempts"]:
+    for index, record in enumerate(document["attempts"]):
+        row = restored_attempt(ctx, index, record)
         variant_id = opaque_id(ctx)
         variants.append({
             "id": variant_id, "learner_id": ctx.learner_id, "question_id": row["question_id"],
             "lesson": row["lesson"], "kind": row["kind"], "seed": row["seed"],
             "bank_version": row["bank_version"], "served_at": row["served_at"],
             "answered": True, "open_book": not row["closed_book"]})
-        attempt_rows.append({"learner_id": ctx.learner_id, "variant_id": variant_id,
-                             **{name: row[name] for name in ATTEMPT_FIELDS}})
+        attempt_rows.append({"learner_id": ctx.learner_id, "variant_id": variant_id, **row})
     card_rows = [{"learner_id": ctx.learner_id, **{name: row[name] for name in CARD_FIELDS}}
                  for row in document["cards"]]
     logs = [{"question_id": row["question_id"], "learner_id": ctx.learner_id,
@@ -146,7 +235,7 @@ def import_learner_data(ctx: Context, document: dict[str, Any]) -> dict[str, int
         ctx.db, variants, attempt_rows, card_rows,
         [row["question_id"] for row in document["cards"]], logs)
     by_number = dict(zip((row["n"] for row in document["attempts"]), attempt_ids, strict=True))
-    mastery_rows = restored_mastery(ctx, document, by_number)
+    mastery_rows = restored_mastery(ctx, document, attempt_rows, by_number)
     answers.insert_rows(ctx.db, answers.MASTERY, mastery_rows)
     answers.insert_rows(ctx.db, table(SelfAssessment), [
         {"browser_id": ctx.browser_id, **{name: row[name] for name in SELF_ASSESSMENT_FIELDS}}
@@ -162,8 +251,8 @@ def import_learner_data(ctx: Context, document: dict[str, Any]) -> dict[str, int
             "mastery": len(mastery_rows)}
 
 
-def restored_mastery(ctx: Context, document: dict[str, Any], attempt_ids: dict[int, int]
-                     ) -> list[dict[str, Any]]:
+def restored_mastery(ctx: Context, document: dict[str, Any], attempts: list[dict[str, Any]],
+                     attempt_ids: dict[int, int]) -> list[dict[str, Any]]:
     """Re-run the mastery policy on the imported attempts; return the rows it decides.
 
     A record exists where the policy says the question was ever mastered, as an answer would
@@ -173,11 +262,11 @@ def restored_mastery(ctx: Context, document: dict[str, Any], attempt_ids: dict[i
     claimed = {m["question_id"]: m for m in document["mastery"]}
     graded: dict[str, list[mastery_policy.GradedAttempt]] = {}
     lessons: dict[str, str] = {}
-    for a in document["attempts"]:
+    for record, a in zip(document["attempts"], attempts, strict=True):
         if a["graded"]:
             lessons[a["question_id"]] = a["lesson"]
             graded.setdefault(a["question_id"], []).append(mastery_policy.GradedAttempt(
-                attempt_ids[a["n"]], (a["seed"], a["bank_version"]), a["submitted_at"],
+                attempt_ids[record["n"]], (a["seed"], a["bank_version"]), a["submitted_at"],
                 bool(a["correct"]), a["closed_book"]))
     rows: list[dict[str, Any]] = []
     for question_id in sorted(graded):

@@ -26,6 +26,9 @@ def rate_attempt(ctx: Context, attempt_id: int, rating_name: str) -> AttemptView
                       reason="one_of", params={"choices": ", ".join(RATING_NAMES)}) from None
     answers.lock_learner(ctx.db, ctx.learner_id)
     attempt = owned_attempt(ctx, attempt_id)
+    if attempt.origin == "unverified":
+        raise Conflict("This imported attempt is history no one can vouch for; it is not "
+                       "reviewed.", reason="unverified_attempt")
     if rating.name.lower() not in rating_choices(attempt.graded, attempt.correct):
         if attempt.graded and not attempt.correct:
             if rating is ReviewRating.AGAIN:

@@ -39,10 +39,14 @@ def test_an_oversized_body_is_413(app_config, connection):
     from quizsvc import create_app
     from tests.support.browsers import ApiBrowser
 
-    app = create_app({**app_config, "MAX_CONTENT_LENGTH": 1000})
+    app = create_app({**app_config, "MAX_CONTENT_LENGTH": 1000,
+                      "IMPORT_MAX_CONTENT_LENGTH": 4000})
     app.extensions["quizsvc.db"].bind_to_connection(connection)
-    response = ApiBrowser(app).post("/api/import", json={"pad": "x" * 5000})
-    assert_envelope(response, 413)
+    browser = ApiBrowser(app)
+    assert_envelope(browser.post("/api/sessions", json={"pad": "x" * 2000}), 413)
+    # an import has a limit of its own: a learner's export must always import back
+    assert browser.post("/api/import", json={"pad": "x" * 2000}).status_code == 422
+    assert_envelope(browser.post("/api/import", json={"pad": "x" * 5000}), 413)
 
 
 def test_validation_errors_name_location_and_field(browser):

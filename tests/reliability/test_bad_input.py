@@ -80,6 +80,13 @@ def assert_refused(response: Any, status: int, location: str | None = None,
 
 def test_a_body_over_max_content_length_is_413(browser):
     padding = "x" * (1_048_576 + 1)
+    response = raw_post(browser, "/api/sessions", json.dumps({"lesson": padding}),
+                        "application/json")
+    assert_refused(response, 413)
+
+
+def test_an_import_over_its_own_limit_is_413(browser):
+    padding = "x" * (33_554_432 + 1)
     response = raw_post(browser, "/api/import", json.dumps({"format": padding}),
                         "application/json")
     assert_refused(response, 413)
