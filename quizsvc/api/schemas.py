@@ -114,7 +114,7 @@ class QuestionBriefSchema(ma.Schema):
 
 
 class LessonTextSchema(ma.Schema):
-    """A lesson's text; reading it turns this learner's open questions open-book."""
+    """A lesson's text (refused, 409 questions_open, while questions of it are open)."""
 
     id = fields.String(dump_only=True)
     title = fields.Nested(TextSchema, dump_only=True)
@@ -122,8 +122,12 @@ class LessonTextSchema(ma.Schema):
     text = fields.String(dump_only=True)
     sections = fields.List(fields.Nested(SectionSchema), dump_only=True)
     questions = fields.List(fields.Nested(QuestionBriefSchema), dump_only=True)
-    opened_book = fields.Integer(dump_only=True, metadata={
-        "description": "open questions this reading marked open-book"})
+
+
+class OpenedBookSchema(ma.Schema):
+    """How many open closed-book questions opening the book made open-book."""
+
+    opened_book = fields.Integer(dump_only=True)
 
 
 

@@ -143,6 +143,18 @@ class SelfAssessmentFormSchema(StrictSchema):
     note = fields.String(load_default=None, allow_none=True, validate=NOTE)
 
 
+class OpenBookFormSchema(StrictSchema):
+    """Open the book on a lesson from the page that asked, then go on to ``then``."""
+
+    then = fields.String(load_default="lesson", validate=validate.OneOf(("lesson", "anki")))
+
+
+class SimulatorOpenBookFormSchema(StrictSchema):
+    """Open the book for the sandbox, then run the simulator on these query settings."""
+
+    settings = fields.String(load_default="", validate=validate.Length(max=4000))
+
+
 class AnswerFormSchema(StrictSchema):
     """What a question form posts besides the answer's own fields (``quizsvc.web.forms``)."""
 

@@ -169,3 +169,17 @@ def open_variants(db: Session, learner_id: int, lesson: str | None = None) -> in
     if lesson is not None:
         condition.append(SERVED.c.lesson == lesson)
     return db.scalar(select(func.count()).select_from(SERVED).where(*condition)) or 0
+
+
+def session_of_open_variant(db: Session, learner_id: int, lesson: str | None = None
+                            ) -> str | None:
+    """Return the session of this learner's latest open closed-book variant (of ``lesson``)."""
+    condition = [SERVED.c.learner_id == learner_id, SERVED.c.answered.is_(False),
+                 SERVED.c.open_book.is_(False)]
+    if lesson is not None:
+        condition.append(SERVED.c.lesson == lesson)
+    found: str | None = db.scalar(
+        select(ITEMS.c.session_id)
+        .select_from(ITEMS.join(SERVED, SERVED.c.id == ITEMS.c.variant_id))
+        .where(*condition).order_by(SERVED.c.served_at.desc()).limit(1))
+    return found

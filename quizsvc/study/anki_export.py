@@ -1,8 +1,8 @@
 """Hand out a lesson's Anki package, and say what it holds, for the API and the pages.
 
-The package holds the answers and worked solutions, so handing it out opens the book, as
-reading the lesson does: this learner's open questions of the lesson turn open-book
-(``lessons.open_the_book``). What is studied in Anki never comes back (``docs/mastery.md``).
+The package holds the answers and worked solutions, so it is refused while questions of the
+lesson are open closed-book, as reading the lesson is (``lessons.require_book_open``). What is
+studied in Anki never comes back (``docs/mastery.md``).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from quizsvc.bank import anki
 from quizsvc.bank.model import Text
 from quizsvc.study.context import Context
-from quizsvc.study.lessons import open_the_book
+from quizsvc.study.lessons import require_book_open
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,7 @@ def deck_preview(ctx: Context, lesson_id: str) -> DeckPreview:
 def lesson_package(ctx: Context, lesson_id: str, lang: str) -> AnkiPackage:
     """Build the lesson's package, showing ``lang``; open the book for its open questions."""
     ctx.index.lesson(lesson_id)
+    require_book_open(ctx, lesson_id)
     deck = anki.build_deck(ctx.bank, lesson_id, lang)
     data = anki.package(deck, ctx.now)
-    open_the_book(ctx, lesson_id)
     return AnkiPackage(f"quizsvc-{lesson_id}-{lang}.apkg", data, deck.counts())

@@ -1,8 +1,11 @@
-"""List the bank's lessons and read one, which opens the book on the learner's open questions.
+"""List the bank's lessons; open the book on the learner's open questions before reading one.
 
-Reading a lesson while a question is open (served, not yet answered) marks that question
-open-book: it is still graded but cannot count toward mastery. ``read_lesson`` is the one
-place that happens for the lesson text, so the JSON API and the lesson page both call it.
+Reading a lesson (its text, reference page, glossary or Anki deck) while a question of it is
+open (served, not yet answered) makes that question open-book: it is still graded but cannot
+count toward mastery. Opening the book is a state change, so it is never a side effect of a
+read: ``read_lesson`` refuses (409 ``questions_open``) while such questions are open, and
+``open_the_book`` (a POST, CSRF-protected like every state change) marks them. A link from
+another site can then show the learner a page that asks, and change nothing by itself.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from quizsvc.bank.model import Question, Section
+from quizsvc.errors import Conflict
 from quizsvc.store import sessions as sessions_store
 from quizsvc.study.context import Context
 
@@ -38,7 +42,6 @@ class LessonText:
     text: str
     sections: tuple[Section, ...]
     questions: tuple[Question, ...]
-    opened_book: int  # open questions this reading turned open-book
 
 
 def list_lessons(ctx: Context) -> list[LessonSummary]:
@@ -53,21 +56,52 @@ def list_lessons(ctx: Context) -> list[LessonSummary]:
     return summaries
 
 
+@dataclass(frozen=True)
+class ClosedBook:
+    """Closed-book questions still open: how many, and the session to go back to."""
+
+    open: int
+    session_id: str | None
+
+
+def closed_book(ctx: Context, lesson_id: str | None) -> ClosedBook:
+    """Say what is open closed-book (of one lesson, or of any) for a page that asks first."""
+    if ctx.identity is None:
+        return ClosedBook(0, None)
+    count = sessions_store.open_variants(ctx.db, ctx.identity.learner_id, lesson_id)
+    session_id = (sessions_store.session_of_open_variant(ctx.db, ctx.identity.learner_id,
+                                                        lesson_id) if count else None)
+    ctx.db.commit()
+    return ClosedBook(count, session_id)
+
+
+def require_book_open(ctx: Context, lesson_id: str | None) -> None:
+    """Refuse to show answers while closed-book questions are open (409 ``questions_open``)."""
+    waiting = closed_book(ctx, lesson_id).open
+    if waiting:
+        raise Conflict(f"{waiting} closed-book question(s) are open: reading now would make "
+                       "them open-book. Answer them first, or open the book (POST "
+                       ".../open-book).", reason="questions_open", params={"open": waiting})
+
+
 def read_lesson(ctx: Context, lesson_id: str, lang: str = "zh") -> LessonText:
-    """Return a lesson's text and mark this learner's open questions of it open-book."""
+    """Return a lesson's text; refused while questions of it are open closed-book."""
     lesson = ctx.index.lesson(lesson_id)
+    require_book_open(ctx, lesson_id)
     text = ctx.bank.lesson_text(lesson_id, lang)
-    opened = open_the_book(ctx, lesson_id)
     return LessonText(lesson.id, lesson.title, lang, text, lesson.sections,
-                      ctx.index.by_lesson.get(lesson_id, ()), opened)
+                      ctx.index.by_lesson.get(lesson_id, ()))
 
 
-def open_the_book(ctx: Context, lesson_id: str) -> int:
-    """Mark this learner's open questions of a lesson open-book; return how many; commit.
+def open_the_book(ctx: Context, lesson_id: str | None) -> int:
+    """Mark this learner's open questions (of a lesson, or all) open-book; return how many.
 
-    Whatever shows a learner the lesson's text or answers calls it: the lesson and the Anki
-    package, which holds the answers.
+    The learner asked to read (the lesson, its reference or glossary, its Anki deck) or to
+    use the sandbox, which replays any numeric question: they may, but the questions they
+    had open no longer count toward mastery.
     """
+    if lesson_id is not None:
+        ctx.index.lesson(lesson_id)
     if ctx.identity is None:
         return 0
     opened = sessions_store.mark_open_book(ctx.db, ctx.identity.learner_id, lesson_id)

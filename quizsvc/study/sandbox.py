@@ -16,6 +16,8 @@ from typing import Any, TypeGuard
 from quizsvc.errors import Invalid
 from quizsvc.ledger import ScenarioError, SchedulerCrash, replay
 from quizsvc.study import simulator
+from quizsvc.study.context import Context
+from quizsvc.study.lessons import open_the_book
 from quizsvc.study.limits import Limits
 
 # Budgets and cache sizes beyond these only make replay slower, never more instructive.
@@ -73,8 +75,19 @@ def check_bounds(scenario: Mapping[str, Any], limits: Limits) -> None:
                               f"the sandbox replays at most {max_steps} steps")
 
 
-def simulate(scenario: Any, limits: Limits) -> dict[str, Any]:
-    """Return the ledger trace of a bounded scenario (422 naming the field otherwise)."""
+def simulate(ctx: Context, scenario: Any) -> dict[str, Any]:
+    """Return the ledger trace of a bounded scenario (422 naming the field otherwise).
+
+    The sandbox replays any numeric question from its shown numbers, so using it while
+    closed-book questions are open makes them open-book, as reading the lesson does.
+    """
+    trace = replay_bounded(scenario, ctx.limits)
+    open_the_book(ctx, None)
+    return trace
+
+
+def replay_bounded(scenario: Any, limits: Limits) -> dict[str, Any]:
+    """Return the ledger trace of a scenario within the sandbox's bounds (422 otherwise)."""
     if not isinstance(scenario, Mapping):
         raise Invalid("_schema", "the scenario must be a JSON object")
     check_bounds(scenario, limits)

@@ -345,6 +345,26 @@ UI: dict[str, tuple[str, str]] = {
     "link_expires": ("过期时间 (UTC)", "Expires (UTC)"),
     "link_enter": ("输入代码", "Enter a code"),
     "link_code_label": ("另一个浏览器显示的代码", "The code the other browser shows"),
+    "gate_title": ("先回答，还是翻开书？", "Answer first, or open the book?"),
+    "gate_lesson_body": (
+        "你在「{lesson}」中还有 {open} 道闭卷题没有作答。现在阅读本课会把它们变为开卷题。",
+        "You have {open} closed-book question(s) of “{lesson}” still open. Reading the lesson "
+        "now makes them open-book.",
+    ),
+    "gate_sandbox_body": (
+        "你还有 {open} 道闭卷题没有作答。模拟器能重放任何数值题，现在使用它会把这些题变为开卷题。",
+        "You have {open} closed-book question(s) still open. The simulator can replay any "
+        "numeric question, so using it now makes them open-book.",
+    ),
+    "gate_why": (
+        "开卷题照常评分，但不计入掌握：掌握只来自闭卷作答。",
+        "Open-book answers are graded as usual but never count toward mastery: mastery "
+        "comes only from closed-book answers.",
+    ),
+    "gate_back": ("回到我的题目", "Back to my question"),
+    "gate_open_lesson": ("翻开书（这些题变为开卷）", "Open the book (they become open-book)"),
+    "gate_open_sandbox": ("使用模拟器（这些题变为开卷）",
+                          "Use the simulator (they become open-book)"),
     "link_leave_warning": (
         "这个浏览器有自己的 {answers} 个作答记录。关联到另一个学习者后，"
         "这些记录将不再属于任何浏览器。请先导出，或确认放弃它们。",

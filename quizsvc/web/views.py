@@ -12,7 +12,7 @@ import json
 import secrets
 from datetime import datetime
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import parse_qsl, urlencode
 
 from flask import Blueprint, Response, redirect, render_template, request, url_for
 from werkzeug.wrappers import Response as BaseResponse
@@ -24,9 +24,11 @@ from quizsvc.http.arguments import (
     DesiredRetentionFormSchema,
     ExplanationSchema,
     LinkRequestSchema,
+    OpenBookFormSchema,
     RatingSchema,
     SelfAssessmentFormSchema,
     SessionFormSchema,
+    SimulatorOpenBookFormSchema,
 )
 from quizsvc.http.context import current_context
 from quizsvc.http.errors import status_of
@@ -193,11 +195,15 @@ def lessons() -> str:
 def lesson(lesson_id: str) -> str:
     """Show a lesson in the chosen language with per-section self-assessment.
 
-    Reading the lesson goes through ``reading.read_lesson``, which marks any question this
-    learner has open as open-book: the closed-book rule holds for the page as for the API.
+    While closed-book questions of the lesson are open, the page asks first (a form that
+    opens the book) and shows none of the text: the closed-book rule holds for the page as
+    for the API, and a link from another site changes nothing.
     """
     ctx = current_context()
     lang = current_lang()
+    gate = reading.closed_book(ctx, lesson_id)
+    if gate.open:
+        return open_book_page(lesson_id, gate, "lesson")
     text = reading.read_lesson(ctx, lesson_id, lang)
     title = text_in(text.title, lang)
     ratings = {sa.ref: sa for sa in self_assessments.list_self_assessments(ctx)}
@@ -212,6 +218,34 @@ def lesson(lesson_id: str) -> str:
         presets={name: urlencode(plans.settings_query(p)) for name, p in plans.PRESETS.items()},
         rating_levels=sorted(RATING_LABELS),
     )
+
+
+OPEN_BOOK_PAGES = {"lesson": "web.lesson", "anki": "web.anki"}
+
+
+def open_book_page(lesson_id: str | None, gate: reading.ClosedBook, then: str) -> str:
+    """Ask before a page that would open the book on the learner's closed-book questions."""
+    ctx = current_context()
+    title = ctx.index.lesson(lesson_id).title if lesson_id else None
+    return render_template("open_book.html", lesson_id=lesson_id, lesson_title=title,
+                           gate=gate, then=then, settings=request.query_string.decode())
+
+
+@bp.post("/lessons/<lesson_id>/open-book")
+def open_lesson_book(lesson_id: str) -> BaseResponse:
+    """Open the book on the lesson's open questions (the learner chose to), then go on."""
+    form = parse_form(OpenBookFormSchema())
+    reading.open_the_book(current_context(), lesson_id)
+    return see_other(OPEN_BOOK_PAGES[form["then"]], lesson_id=lesson_id)
+
+
+@bp.post("/simulator/open-book")
+def open_simulator_book() -> BaseResponse:
+    """Open the book on every open question (the sandbox replays any), then run the settings."""
+    form = parse_form(SimulatorOpenBookFormSchema())
+    reading.open_the_book(current_context(), None)
+    settings = urlencode(parse_qsl(form["settings"], keep_blank_values=True))
+    return redirect(url_for("web.simulator") + (f"?{settings}" if settings else ""), code=303)
 
 
 @bp.post("/lessons/<lesson_id>/self-assessment")
@@ -428,10 +462,17 @@ def set_retention() -> BaseResponse | tuple[str, int]:
 
 @bp.get("/lessons/<lesson_id>/anki")
 def anki(lesson_id: str) -> str:
-    """Show what the lesson's Anki deck holds, with links that download it."""
-    return render_template("anki.html", preview=anki_export.deck_preview(current_context(),
-                                                                          lesson_id),
-                           lang_modes=LANG_MODES)
+    """Show what the lesson's Anki deck holds, with links that download it.
+
+    The deck holds the answers: while questions of the lesson are open closed-book, the page
+    asks first, as the lesson does.
+    """
+    ctx = current_context()
+    preview = anki_export.deck_preview(ctx, lesson_id)
+    gate = reading.closed_book(ctx, lesson_id)
+    if gate.open:
+        return open_book_page(lesson_id, gate, "anki")
+    return render_template("anki.html", preview=preview, lang_modes=LANG_MODES)
 
 
 @bp.get("/link")
@@ -487,6 +528,10 @@ def simulator() -> tuple[str, int]:
 
     A GET form: the URL of a run is shareable and the no-JavaScript page needs no CSRF token.
     """
+    ctx = current_context()
+    gate = reading.closed_book(ctx, None)
+    if gate.open:  # the sandbox replays any numeric question: ask first
+        return open_book_page(None, gate, "simulator"), 200
     form = {k: v for k, v in request.args.to_dict(flat=True).items() if k != "lang"}
     errors: dict[str, str] = {}
     result: dict[str, Any] | None = None

@@ -1,4 +1,4 @@
-"""``GET /api/lessons/{id}/anki.apkg``: the lesson's Anki package, which opens the book."""
+"""``GET /api/lessons/{id}/anki.apkg``: the lesson's Anki package, which holds the answers."""
 
 from __future__ import annotations
 
@@ -53,11 +53,16 @@ def test_an_unknown_lesson_language_or_key_is_refused_in_the_envelope(
         assert where in response.json["errors"]["query"]
 
 
-def test_downloading_the_answers_opens_the_book_on_an_open_question(study: Any,
-                                                                     db: Any) -> None:
+def test_the_answers_are_refused_while_a_question_is_open_until_the_book_is_opened(
+        study: Any, db: Any) -> None:
     session = study.start(LESSON_ID, mode="quiz", size=1)
     served = study.next(session["id"])["question"]
+    refused = study.browser.get(f"/api/lessons/{LESSON_ID}/anki.apkg")
+    assert refused.status_code == 409 and refused.json["reason"] == "questions_open"
+    assert not db.get(ServedVariant, served["variant_id"]).open_book
+    assert study.browser.post(f"/api/lessons/{LESSON_ID}/open-book").status_code == 200
     assert study.browser.get(f"/api/lessons/{LESSON_ID}/anki.apkg").status_code == 200
+    db.expire_all()
     assert db.get(ServedVariant, served["variant_id"]).open_book
     result = study.answer(served["variant_id"], study.right_answer(served["variant_id"]))
     assert result.json["correct"] and not result.json["closed_book"]

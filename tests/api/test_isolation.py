@@ -165,12 +165,17 @@ def list_lessons(mallory, a):
 
 @attack("GET", "/api/lessons/<string:lesson_id>")
 def open_alices_book(mallory, a):
-    assert mallory.get(f"/api/lessons/{LESSON_ID}").json["opened_book"] == 0
+    assert mallory.get(f"/api/lessons/{LESSON_ID}").status_code == 200
+
+
+@attack("POST", "/api/lessons/<string:lesson_id>/open-book")
+def open_the_book_on_alice(mallory, a):
+    assert mallory.post(f"/api/lessons/{LESSON_ID}/open-book").json["opened_book"] == 0
 
 
 @attack("GET", "/api/lessons/<string:lesson_id>/anki.apkg")
 def download_the_deck(mallory, a):
-    # It opens only Mallory's own book (test_anki_export checks Alice's open question).
+    # Mallory has no question open; Alice's stays closed-book (test_anki_export).
     response = mallory.get(f"/api/lessons/{LESSON_ID}/anki.apkg")
     assert response.status_code == 200 and response.mimetype == "application/apkg"
 

@@ -102,9 +102,10 @@ def test_the_real_lesson_text_opens_the_book(learner, real_bank):
     lesson = lesson_id(real_bank)
     session = learner.start(lesson, mode="quiz", size=1)
     learner.next(session["id"])
+    assert learner.browser.get(f"/api/lessons/{lesson}?lang=en").status_code == 409
+    assert learner.browser.post(f"/api/lessons/{lesson}/open-book").json["opened_book"] == 1
     response = learner.browser.get(f"/api/lessons/{lesson}?lang=en")
-    assert response.status_code == 200 and response.json["opened_book"] == 1
-    assert response.json["text"]
+    assert response.status_code == 200 and response.json["text"]
 
 
 def test_real_sections_take_self_assessments_and_feed_calibration(learner, real_bank):

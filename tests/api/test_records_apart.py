@@ -102,7 +102,7 @@ def test_open_book_answers_do_not_master(study, browser, clock):
     for _ in range(2):
         session = study.start(LESSON_ID, mode="quiz", size=1)
         vid = study.next(session["id"])["question"]["variant_id"]
-        browser.get(f"/api/lessons/{LESSON_ID}")
+        assert browser.post(f"/api/lessons/{LESSON_ID}/open-book").json["opened_book"] == 1
         study.answer(vid, study.right_answer(vid))
         clock.advance(days=3)
     assert browser.get("/api/mastery").json == []

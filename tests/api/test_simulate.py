@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -84,3 +85,17 @@ def test_bounds_come_from_configuration(app_config, connection, new_browser):
     response = ApiBrowser(app).post("/api/simulate", json=SPLIT)
     assert response.status_code == 422
     assert "requests" in response.json["errors"]["json"]
+
+
+def test_using_the_sandbox_with_a_question_open_makes_it_open_book(app: Any, db: Any,
+                                                                  bank: Any) -> None:
+    from tests.support.browsers import ApiBrowser, Study
+
+    study = Study(ApiBrowser(app), db, bank)
+    session = study.start("27-vllm-v1-ledger", mode="quiz", size=1)
+    vid = study.next(session["id"])["question"]["variant_id"]
+    ran = study.browser.post("/api/simulate", json={"requests": [
+        {"id": "A", "prompt_len": 3, "max_tokens": 1}]})
+    assert ran.status_code == 200
+    answered = study.answer(vid, study.right_answer(vid)).json
+    assert answered["correct"] is True and answered["closed_book"] is False

@@ -437,20 +437,41 @@ def test_a_free_text_answer_is_stored_never_graded(study, db):
 # ---------------------------------------------------------------- open book
 
 
-def test_reading_the_lesson_while_a_question_is_open_makes_it_open_book(study, browser):
+def test_the_lesson_is_refused_while_a_question_is_open_until_the_book_is_opened(
+        study, browser):
     _, question = serve_kind(study, "numeric")
-    lesson = browser.get(f"/api/lessons/{LESSON_ID}")
-    assert lesson.status_code == 200 and lesson.json["opened_book"] == 1
+    refused = browser.get(f"/api/lessons/{LESSON_ID}")
+    assert refused.status_code == 409
+    assert (refused.json["reason"], "text" in refused.json) == ("questions_open", False)
+    opened = browser.post(f"/api/lessons/{LESSON_ID}/open-book")
+    assert opened.status_code == 200 and opened.json["opened_book"] == 1
+    assert browser.get(f"/api/lessons/{LESSON_ID}").json["text"]
     vid = question["variant_id"]
     body = study.answer(vid, study.right_answer(vid)).json
     assert body["correct"] is True and body["closed_book"] is False
+
+
+def test_a_get_of_the_lesson_changes_nothing_even_from_another_site(study, browser, db):
+    from quizsvc.store.models import ServedVariant
+
+    _, question = serve_kind(study, "numeric")
+    for headers in ({}, {"Sec-Fetch-Site": "cross-site", "Referer": "https://evil.example/"}):
+        assert browser.get(f"/api/lessons/{LESSON_ID}", headers=headers).status_code == 409
+        assert browser.get(f"/lessons/{LESSON_ID}", headers=headers).status_code == 200
+    db.expire_all()
+    assert db.get(ServedVariant, question["variant_id"]).open_book is False
+    # opening the book is a state change: a cross-site form without the token is refused
+    assert browser.client.post(f"/api/lessons/{LESSON_ID}/open-book").status_code == 403
+    assert browser.client.post(f"/lessons/{LESSON_ID}/open-book").status_code == 403
+    db.expire_all()
+    assert db.get(ServedVariant, question["variant_id"]).open_book is False
 
 
 def test_reading_the_lesson_between_questions_keeps_them_closed_book(study, browser):
     session = study.start(LESSON_ID, mode="quiz", size=2)
     first = study.next(session["id"])["question"]["variant_id"]
     study.answer(first, study.right_answer(first))
-    assert browser.get(f"/api/lessons/{LESSON_ID}").json["opened_book"] == 0
+    assert browser.get(f"/api/lessons/{LESSON_ID}").status_code == 200
     second = study.next(session["id"])["question"]["variant_id"]
     assert study.answer(second, study.right_answer(second)).json["closed_book"] is True
 
@@ -458,7 +479,8 @@ def test_reading_the_lesson_between_questions_keeps_them_closed_book(study, brow
 def test_another_browser_reading_the_lesson_does_not_open_my_book(study, new_browser):
     _, question = serve_kind(study, "numeric")
     other = new_browser()
-    assert other.get(f"/api/lessons/{LESSON_ID}").json["opened_book"] == 0
+    assert other.get(f"/api/lessons/{LESSON_ID}").status_code == 200
+    assert other.post(f"/api/lessons/{LESSON_ID}/open-book").json["opened_book"] == 0
     vid = question["variant_id"]
     assert study.answer(vid, study.right_answer(vid)).json["closed_book"] is True
 

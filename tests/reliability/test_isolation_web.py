@@ -199,6 +199,16 @@ def look_at_the_deck(mallory, a):
     status(mallory.get(f"/lessons/{LESSON}/anki"), 200)
 
 
+@attack("POST", "/lessons/<lesson_id>/open-book")
+def open_the_book_on_alice(mallory, a):
+    status(mallory.post(f"/lessons/{LESSON}/open-book", then="lesson"), 303)
+
+
+@attack("POST", "/simulator/open-book")
+def open_the_book_for_the_sandbox(mallory, a):
+    status(mallory.post("/simulator/open-book", settings="max_num_seqs=3"), 303)
+
+
 @attack("GET", "/link")
 def link_page(mallory, a):
     status(mallory.get("/link"), 200)

@@ -231,7 +231,8 @@ def test_mastery_written_by_the_fast_path_is_the_policy_over_the_whole_history(
             vid, qid = item["question"]["variant_id"], item["question"]["question_id"]
             open_book = rng.random() < 0.2
             if open_book:
-                assert browser.get(f"/api/lessons/{LESSON_ID}").json["opened_book"] == 1
+                opened = browser.post(f"/api/lessons/{LESSON_ID}/open-book")
+                assert opened.json["opened_book"] == 1
                 seen["open-book"] += 1
             right = rng.random() < 0.75
             learner_id = learner_of(db, browser)
@@ -282,7 +283,7 @@ def test_every_change_to_a_learner_s_reviews_bumps_review_seq_and_nothing_else_d
         if kind == "numeric":
             assert study.answer(vid, "eight").status_code == 422  # costs nothing
             bumped(0)
-            assert browser.get(f"/api/lessons/{LESSON_ID}").status_code == 200  # no lock
+            assert browser.get(f"/api/lessons/{LESSON_ID}").status_code == 409  # asks first
             bumped(0)
             answer = study.wrong_answer(vid)
         elif kind == "choice":

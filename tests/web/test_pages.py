@@ -245,10 +245,16 @@ def test_posting_the_same_form_twice_grades_it_once(learner: Learner) -> None:
     assert len(learner.get("/api/export").json["attempts"]) == 1
 
 
-def test_opening_the_lesson_during_a_question_makes_it_open_book(learner: Learner) -> None:
+def test_opening_the_lesson_during_a_question_asks_first_then_makes_it_open_book(
+        learner: Learner) -> None:
     session_url = learner.start()
     _, hidden = learner.question(session_url)
-    learner.get(f"/lessons/{LESSON_ID}")
+    asked = learner.get(f"/lessons/{LESSON_ID}").get_data(as_text=True)
+    assert "先回答，还是翻开书？" in asked and session_url in asked
+    assert "<article class=\"lesson\"" not in asked
+    opened = learner.post(f"/lessons/{LESSON_ID}/open-book", then="lesson")
+    assert opened.status_code == 303 and opened.headers["Location"].endswith(
+        f"/lessons/{LESSON_ID}")
     answered = learner.post(f"{session_url}/answer", **hidden, **vector_fields([0, 0]))
     result = learner.get(answered.headers["Location"]).get_data(as_text=True)
     assert "开卷" in result
@@ -415,3 +421,16 @@ def test_the_plan_endpoint_returns_the_scenario_or_the_field(learner: Learner) -
     assert step["schedule"]["num_scheduled_tokens"] == {"A": 1, "B": 6, "C": 1}
     bad = learner.get("/api/simulator/plan?A.state=flying")
     assert bad.status_code == 422 and "A.state" in bad.json["errors"]["query"]
+
+
+def test_the_simulator_asks_first_while_a_question_is_open(learner: Learner) -> None:
+    session_url = learner.start()
+    _, hidden = learner.question(session_url)
+    asked = learner.get("/simulator?max_num_seqs=3").get_data(as_text=True)
+    assert "先回答，还是翻开书？" in asked and "sim-form" not in asked
+    opened = learner.post("/simulator/open-book", settings="max_num_seqs=3")
+    assert opened.status_code == 303
+    assert opened.headers["Location"].endswith("/simulator?max_num_seqs=3")
+    assert "sim-form" in learner.get("/simulator?max_num_seqs=3").get_data(as_text=True)
+    answered = learner.post(f"{session_url}/answer", **hidden, **vector_fields([0, 0]))
+    assert "开卷" in learner.get(answered.headers["Location"]).get_data(as_text=True)

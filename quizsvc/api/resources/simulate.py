@@ -10,8 +10,8 @@ from flask.views import MethodView
 
 from quizsvc.api.blueprint import ApiBlueprint
 from quizsvc.api.schemas import ScenarioPlanSchema, ScenarioSchema, TraceSchema
-from quizsvc.extensions import runtime
 from quizsvc.http.arguments import StrictSchema
+from quizsvc.http.context import current_context
 from quizsvc.study import sandbox, simulator
 
 blp = ApiBlueprint("simulate", __name__, url_prefix="/api",
@@ -37,7 +37,7 @@ class Simulate(MethodView):
     @blp.alt_response(200, schema=TraceSchema, description="the FORMAT.md trace of the scenario")
     def post(self, _body: dict[str, Any]) -> Any:
         """Replay a scenario (at most 16 requests, 200 steps, 4096-token prompts)."""
-        return sandbox.simulate(request.get_json(), runtime().limits)
+        return sandbox.simulate(current_context(), request.get_json())
 
 
 @blp.route("/simulator/plan")
