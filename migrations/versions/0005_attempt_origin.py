@@ -1,4 +1,4 @@
-"""attempt origin: where an attempt's grade comes from, so an import cannot vouch for itself
+"""attempt origin and variant content: who vouches for a grade, and what a variant asked
 
 ``attempt.origin`` says who stands behind an attempt's grade:
 
@@ -10,8 +10,12 @@
 - ``unverified``: imported unsigned from a bank version this server cannot rebuild: kept as
   history that counts for nothing (stored ungraded, unrevealed).
 
-Every existing row was graded here. The column is added and dropped in place, never by batch
-mode's copy of ``attempt`` (see 0003).
+``served_variant.content_key`` and ``attempt.content_key`` name what the variant asked
+(``quizsvc.bank.content``): the mastery policy wants two right answers on different content,
+not merely different seeds. Older rows have none and are told apart by seed and bank version.
+
+Every existing row was graded here. The columns are added and dropped in place, never by batch
+mode's copy of a table (see 0003).
 
 Revision ID: 0005
 Revises: 0004_fsrs_tuning
@@ -31,10 +35,20 @@ depends_on: str | Sequence[str] | None = None
 def upgrade() -> None:
     op.add_column('attempt', sa.Column('origin', sa.String(length=16), server_default='graded',
                                        nullable=False))
+    op.add_column('attempt', sa.Column('content_key', sa.String(length=32), nullable=True))
+    op.add_column('served_variant', sa.Column('content_key', sa.String(length=32),
+                                              nullable=True))
+
+
+def drop_in_place(table: str, column: str) -> None:
+    """Drop a column without recreating its table."""
+    if op.get_bind().dialect.name == 'sqlite':
+        op.execute(f'ALTER TABLE {table} DROP COLUMN {column}')
+    else:
+        op.drop_column(table, column)
 
 
 def downgrade() -> None:
-    if op.get_bind().dialect.name == 'sqlite':
-        op.execute('ALTER TABLE attempt DROP COLUMN origin')
-    else:
-        op.drop_column('attempt', 'origin')
+    drop_in_place('served_variant', 'content_key')
+    drop_in_place('attempt', 'content_key')
+    drop_in_place('attempt', 'origin')

@@ -387,6 +387,9 @@ class ExportAttemptSchema(StrictSchema):
     origin = fields.String(load_default="graded", validate=validate.OneOf(ORIGINS), metadata={
         "description": "graded here, regraded at an import, or unverified (counts for "
                        "nothing)"})
+    content_key = fields.String(load_default=None, allow_none=True,
+                                validate=validate.Length(max=32), metadata={
+        "description": "what the variant asked: mastery wants two different ones"})
     sealed = fields.String(load_default=None, allow_none=True,
                            validate=validate.Length(max=MAX_SEALED))
     signature = fields.String(load_default=None, allow_none=True,

@@ -1,6 +1,6 @@
 """Decide mastery from server-graded closed-book attempts, and from nothing else.
 
-Policy ``spaced-closed-book/1`` (also in ``docs/mastery.md``). For one learner and one
+Policy ``spaced-closed-book/2`` (also in ``docs/mastery.md``). For one learner and one
 question, walk the graded attempts in the order they were submitted:
 
 1. Only server-graded attempts are read. Flashcard and free-text ratings, self-assessments
@@ -11,8 +11,11 @@ question, walk the graded attempts in the order they were submitted:
 3. A right answer given open-book (the learner read the lesson while the question was open)
    neither counts nor ends the run.
 4. The question is mastered when the current run holds two right closed-book answers on
-   different variants (a different seed or bank version) submitted on different UTC days and
-   at least ``MIN_SPACING`` apart: recall that survives a night and a fresh set of numbers.
+   variants that differ in content (``quizsvc.bank.content``: other numbers, other
+   statements, not merely another seed) submitted on different UTC days and at least
+   ``MIN_SPACING`` apart: recall that survives a night and a fresh set of numbers. A question
+   that asks the same thing under every seed therefore never reaches mastery on its own:
+   answering it again recalls the answer, not the rule.
 
 So a mastery record can be created, kept or lapsed only by a graded attempt; the record keeps
 the ids of the attempts that earned it. A record exists for a question once it was ever
@@ -25,7 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-POLICY = "spaced-closed-book/1"
+POLICY = "spaced-closed-book/2"  # /2: different content, not merely different seeds
 # "Different days" alone would let 23:59 and 00:01 count as spaced practice.
 MIN_SPACING = timedelta(hours=12)
 
@@ -35,7 +38,7 @@ class GradedAttempt:
     """What the policy may know about one server-graded attempt."""
 
     attempt_id: int
-    variant: tuple[int, str]  # (seed, bank_version): the variant answered
+    variant: str  # what the variant asked (``variant_identity``): mastery wants two different
     submitted_at: datetime
     correct: bool
     closed_book: bool
@@ -55,8 +58,14 @@ class Verdict:
 NOT_MASTERED = Verdict(mastered=False)
 
 
+def variant_identity(content_key: str | None, seed: int, bank_version: str) -> str:
+    """Name what an answered variant asked: its content key, else (for attempts stored
+    before content keys) its seed and bank version."""
+    return content_key if content_key else f"seed:{seed}@{bank_version}"
+
+
 def spaced(first: GradedAttempt, second: GradedAttempt) -> bool:
-    """Tell whether two right answers are on different variants, UTC days, and far enough apart."""
+    """Tell whether two right answers are on different content and UTC days, far enough apart."""
     return (
         first.variant != second.variant
         and first.submitted_at.date() != second.submitted_at.date()

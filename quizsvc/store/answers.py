@@ -41,7 +41,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Session
 
-from quizsvc.review.mastery import GradedAttempt
+from quizsvc.review.mastery import GradedAttempt, variant_identity
 from quizsvc.review.outcome import NEW_ATTEMPT_ID, MasteryChange, MasteryRecord, Review
 from quizsvc.review.scheduling import DEFAULT_SETTINGS, CardState, SchedulerSettings
 from quizsvc.store.database import begin_one_statement, begin_read_only, dialect_of
@@ -87,6 +87,7 @@ class AnswerSnapshot:
     bank_version: str
     open_book: bool
     answer_key: str | None
+    content_key: str | None
     review_seq: int
     card: StoredCard | None
     mastery: MasteryRecord
@@ -113,7 +114,8 @@ def snapshot_query() -> Select[Any]:
     return (
         select(SERVED.c.learner_id, SERVED.c.question_id, SERVED.c.lesson, SERVED.c.kind,
                SERVED.c.seed, SERVED.c.served_at, SERVED.c.answered, SERVED.c.bank_version,
-               SERVED.c.open_book, SERVED.c.answer_key, LEARNERS.c.review_seq,
+               SERVED.c.open_book, SERVED.c.answer_key, SERVED.c.content_key,
+               LEARNERS.c.review_seq,
                CARDS.c.id.label("card_id"), *(CARDS.c[name] for name in CARD_STATE),
                MASTERY.c.id.label("mastery_id"), MASTERY.c.mastered,
                select(func.min(right.c.submitted_at)).where(condition)
@@ -152,7 +154,8 @@ def read_snapshot(db: Session, variant_id: str) -> AnswerSnapshot | None:
         variant_id=variant_id, learner_id=row.learner_id, question_id=row.question_id,
         lesson=row.lesson, kind=row.kind, seed=row.seed, served_at=row.served_at,
         answered=row.answered, bank_version=row.bank_version, open_book=row.open_book,
-        answer_key=row.answer_key, review_seq=row.review_seq, card=card,
+        answer_key=row.answer_key, content_key=row.content_key, review_seq=row.review_seq,
+        card=card,
         mastery=MasteryRecord(row.mastery_id, bool(row.mastered)),
         right_closed_book_span=span,
         settings=settings_of(row.desired_retention, row.fsrs_parameters))
@@ -164,8 +167,8 @@ def read_snapshot(db: Session, variant_id: str) -> AnswerSnapshot | None:
 # it; reading only the run keeps a long history from costing every answer.
 _WRONG = ATTEMPTS.alias("wrong")
 RUN = (
-    select(ATTEMPTS.c.id, ATTEMPTS.c.seed, ATTEMPTS.c.bank_version, ATTEMPTS.c.submitted_at,
-           ATTEMPTS.c.correct, ATTEMPTS.c.closed_book)
+    select(ATTEMPTS.c.id, ATTEMPTS.c.seed, ATTEMPTS.c.bank_version, ATTEMPTS.c.content_key,
+           ATTEMPTS.c.submitted_at, ATTEMPTS.c.correct, ATTEMPTS.c.closed_book)
     .where(ATTEMPTS.c.learner_id == bindparam("learner_id"),
            ATTEMPTS.c.question_id == bindparam("question_id"), ATTEMPTS.c.graded.is_(True),
            ATTEMPTS.c.submitted_at >= func.coalesce(
@@ -183,7 +186,8 @@ def read_run(db: Session, learner_id: int, question_id: str) -> list[GradedAttem
     ``mastery.evaluate`` gives the same verdict on it as on the whole history.
     """
     rows = db.execute(RUN, {"learner_id": learner_id, "question_id": question_id})
-    return [GradedAttempt(row.id, (row.seed, row.bank_version), row.submitted_at,
+    return [GradedAttempt(row.id, variant_identity(row.content_key, row.seed, row.bank_version),
+                          row.submitted_at,
                           bool(row.correct), row.closed_book) for row in rows]
 
 
@@ -191,10 +195,11 @@ def graded_history(db: Session, learner_id: int) -> list[tuple[str, GradedAttemp
     """Return every graded attempt of a learner as (question id, what the policy reads)."""
     rows = db.execute(
         select(ATTEMPTS.c.question_id, ATTEMPTS.c.id, ATTEMPTS.c.seed,
-               ATTEMPTS.c.bank_version, ATTEMPTS.c.submitted_at, ATTEMPTS.c.correct,
-               ATTEMPTS.c.closed_book)
+               ATTEMPTS.c.bank_version, ATTEMPTS.c.content_key, ATTEMPTS.c.submitted_at,
+               ATTEMPTS.c.correct, ATTEMPTS.c.closed_book)
         .where(ATTEMPTS.c.learner_id == learner_id, ATTEMPTS.c.graded.is_(True)))
-    return [(row.question_id, GradedAttempt(row.id, (row.seed, row.bank_version),
+    return [(row.question_id, GradedAttempt(row.id, variant_identity(
+                row.content_key, row.seed, row.bank_version),
                                             row.submitted_at, bool(row.correct),
                                             row.closed_book)) for row in rows]
 

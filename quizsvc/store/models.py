@@ -47,6 +47,7 @@ NAMING_CONVENTION = {
 ID_LENGTH = 32  # opaque ids: secrets.token_urlsafe(16) is 22 characters (128 bits)
 REF_LENGTH = 200  # question ids and lesson section ids
 HASH_LENGTH = 64  # sha256 hex
+CONTENT_KEY_LENGTH = 32  # quizsvc.bank.content keys
 
 
 class UTCDateTime(TypeDecorator[datetime]):
@@ -209,6 +210,8 @@ class ServedVariant(Base):
     open_book: Mapped[bool] = mapped_column(Boolean, default=False)
     # The sealed answer key computed when served (``quizsvc.bank.AnswerKey`` JSON); never sent.
     answer_key: Mapped[str | None] = mapped_column(Text)
+    # What the variant asks (``quizsvc.bank.content``): mastery wants different content.
+    content_key: Mapped[str | None] = mapped_column(String(CONTENT_KEY_LENGTH))
 
 
 class Attempt(Base):
@@ -252,6 +255,7 @@ class Attempt(Base):
     # Who stands behind the grade: "graded" here (or restored from a signed export),
     # "regraded" at an import, or "unverified" (history that counts for nothing). 0005.
     origin: Mapped[str] = mapped_column(String(16), server_default="graded")
+    content_key: Mapped[str | None] = mapped_column(String(CONTENT_KEY_LENGTH))
 
 
 class ReviewCard(Base):

@@ -28,7 +28,7 @@ from quizsvc.bank.answer_key import AnswerKey
 from quizsvc.bank.model import Misconception, QuestionKind, Text
 from quizsvc.errors import Conflict, Gone, Invalid, NotFound
 from quizsvc.review import outcome
-from quizsvc.review.mastery import GradedAttempt
+from quizsvc.review.mastery import GradedAttempt, variant_identity
 from quizsvc.review.scheduling import ReviewRating
 from quizsvc.store import answers
 from quizsvc.store.models import Attempt
@@ -198,7 +198,8 @@ def decide(ctx: Context, snapshot: answers.AnswerSnapshot, answer: Any, idempote
         "correct": None, "score": None, "misconception_id": None,
         "served_at": snapshot.served_at, "submitted_at": ctx.now, "duration_ms": duration_ms,
         "closed_book": not snapshot.open_book, "explanation": None, "explained_at": None,
-        "idempotency_key": idempotency_key, "request_digest": digest, "origin": "graded"}
+        "idempotency_key": idempotency_key, "request_digest": digest, "origin": "graded",
+        "content_key": snapshot.content_key}
     write = answers.AnswerWrite(snapshot.learner_id, snapshot.review_seq, snapshot.variant_id,
                                 snapshot.open_book, values)
     if not graded:
@@ -219,8 +220,10 @@ def decide(ctx: Context, snapshot: answers.AnswerSnapshot, answer: Any, idempote
     if outcome.history_needed(snapshot.mastery, correct, closed_book,
                               snapshot.right_closed_book_span, ctx.now):
         run = answers.read_run(ctx.db, snapshot.learner_id, snapshot.question_id)
-    this_answer = GradedAttempt(outcome.NEW_ATTEMPT_ID, (snapshot.seed, snapshot.bank_version),
-                                ctx.now, correct, closed_book)
+    this_answer = GradedAttempt(
+        outcome.NEW_ATTEMPT_ID,
+        variant_identity(snapshot.content_key, snapshot.seed, snapshot.bank_version),
+        ctx.now, correct, closed_book)
     change = outcome.mastery_change(snapshot.mastery, this_answer, run, ctx.now)
     return Decided(answers.AnswerWrite(
         snapshot.learner_id, snapshot.review_seq, snapshot.variant_id, snapshot.open_book,

@@ -28,6 +28,7 @@ import io
 from datetime import datetime
 from typing import Any
 
+from quizsvc.bank.content import content_key
 from quizsvc.bank.errors import BankError
 from quizsvc.errors import Conflict, Invalid
 from quizsvc.review import mastery as mastery_policy
@@ -52,7 +53,7 @@ NEW_STATE = 0  # fsrs-optimizer's review_state for a card's first review
 ATTEMPT_FIELDS = ("question_id", "lesson", "kind", "seed", "bank_version", "answer", "graded",
                   "correct", "score", "misconception_id", "served_at", "submitted_at",
                   "duration_ms", "closed_book", "explanation", "explained_at", "revealed_at",
-                  "idempotency_key", "request_digest", "origin")
+                  "idempotency_key", "request_digest", "origin", "content_key")
 SEALED_FIELDS = ("seed", "misconception_id")  # withheld with the reveal
 CARD_FIELDS = ("question_id", "lesson", "state", "step", "stability", "difficulty", "due",
                "last_review", "created_at")
@@ -139,7 +140,7 @@ def regraded_attempt(ctx: Context, question: Any, record: dict[str, Any]) -> dic
     """
     row = {name: record.get(name) for name in ATTEMPT_FIELDS}
     row.update(kind=str(question.kind), lesson=question.lesson, closed_book=False,
-               revealed_at=None, misconception_id=None, origin="regraded")
+               revealed_at=None, misconception_id=None, origin="regraded", content_key=None)
     seed = record.get("seed")
     if question.kind in SELF_RATED_KINDS:
         try:
@@ -159,7 +160,8 @@ def regraded_attempt(ctx: Context, question: Any, record: dict[str, Any]) -> dic
     if grade.parse_error:
         return unverified(row)
     row.update(graded=True, correct=bool(grade.correct), score=float(grade.score),
-               misconception_id=grade.misconception.id if grade.misconception else None)
+               misconception_id=grade.misconception.id if grade.misconception else None,
+               content_key=content_key(variant))
     return row
 
 
@@ -167,6 +169,7 @@ def unverified(row: dict[str, Any]) -> dict[str, Any]:
     """Keep an attempt no one can vouch for as history that counts for nothing."""
     return {**row, "graded": False, "correct": None, "score": None, "misconception_id": None,
             "closed_book": False, "revealed_at": None, "origin": "unverified",
+            "content_key": None,
             "seed": row["seed"] if isinstance(row["seed"], int) else 0}
 
 
@@ -266,8 +269,9 @@ def restored_mastery(ctx: Context, document: dict[str, Any], attempts: list[dict
         if a["graded"]:
             lessons[a["question_id"]] = a["lesson"]
             graded.setdefault(a["question_id"], []).append(mastery_policy.GradedAttempt(
-                attempt_ids[record["n"]], (a["seed"], a["bank_version"]), a["submitted_at"],
-                bool(a["correct"]), a["closed_book"]))
+                attempt_ids[record["n"]],
+                mastery_policy.variant_identity(a["content_key"], a["seed"], a["bank_version"]),
+                a["submitted_at"], bool(a["correct"]), a["closed_book"]))
     rows: list[dict[str, Any]] = []
     for question_id in sorted(graded):
         verdict = mastery_policy.evaluate(graded[question_id])

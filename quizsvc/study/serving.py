@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from quizsvc.bank.answer_key import AnswerKey
+from quizsvc.bank.content import content_key
 from quizsvc.bank.errors import BankError
 from quizsvc.bank.model import AnswerInput, Question, Text, Variant
 from quizsvc.errors import Gone
@@ -104,7 +105,8 @@ def next_question(ctx: Context, session_id: str) -> NextItem:
         "id": variant_id, "learner_id": ctx.learner_id, "question_id": q.id,
         "lesson": q.lesson, "kind": str(q.kind), "seed": seed,
         "bank_version": str(ctx.bank.version), "served_at": ctx.now, "answered": False,
-        "open_book": False, "answer_key": AnswerKey.from_variant(built).to_json()})
+        "open_book": False, "answer_key": AnswerKey.from_variant(built).to_json(),
+        "content_key": content_key(built)})
     view = session_view(ctx, stored)
     ctx.db.commit()
     return NextItem(view, item.position, served_view(q, variant_id, built, ctx.now))

@@ -128,3 +128,36 @@ def test_a_real_history_exports_and_imports_losslessly(learner, real_bank, real_
     again = fresh.get("/api/export").json
     assert {k: v for k, v in again.items() if k != "exported_at"} == \
         {k: v for k, v in document.items() if k != "exported_at"}
+
+
+def forms(bank, question_id: str, seeds: int = 60) -> set[str]:
+    """Return the distinct contents a question asks over ``seeds`` seeds."""
+    from quizsvc.bank.content import content_key
+
+    return {content_key(bank.variant(question_id, seed)) for seed in range(seeds)}
+
+
+def test_a_question_with_one_form_is_never_mastered_by_remembering_its_answer(
+        learner, real_bank, clock, db):
+    """Two right closed-book answers on two days master a question only on two different
+    contents: a question that asks the same thing under every seed stays unmastered."""
+    lesson = lesson_id(real_bank)
+    graded = [q for q in real_bank.questions_for(lesson) if str(q.kind) in GRADED]
+    fixed = next((q.id for q in graded if len(forms(real_bank, q.id)) == 1), None)
+    varied = next((q.id for q in graded if len(forms(real_bank, q.id)) > 20), None)
+    assert varied is not None
+    answered: dict[str, int] = {}
+    for _day in range(3):
+        session = learner.start(lesson, mode="quiz", size=50)
+        while not (item := learner.next(session["id"]))["done"]:
+            question = item["question"]
+            vid = question["variant_id"]
+            response = learner.answer(vid, learner.right_answer(vid))
+            assert response.status_code == 201
+            answered[question["question_id"]] = answered.get(question["question_id"], 0) + 1
+        clock.advance(days=1)
+    mastered = {m["question_id"] for m in learner.browser.get("/api/mastery").json
+                if m["mastered"]}
+    assert varied in mastered
+    if fixed is not None:  # the bank may give every question several forms one day
+        assert answered[fixed] >= 2 and fixed not in mastered

@@ -8,14 +8,20 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from quizsvc.review.mastery import POLICY, GradedAttempt, evaluate, partner_possible
+from quizsvc.review.mastery import (
+    POLICY,
+    GradedAttempt,
+    evaluate,
+    partner_possible,
+    variant_identity,
+)
 
 DAY1 = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
 
 
 def attempt(n: int, *, seed: int = 0, at: datetime = DAY1, correct: bool = True,
             closed: bool = True) -> GradedAttempt:
-    return GradedAttempt(n, (seed, "v1"), at, correct, closed)
+    return GradedAttempt(n, f"content-{seed}", at, correct, closed)
 
 
 NEXT_DAY = DAY1 + timedelta(days=1)
@@ -73,10 +79,16 @@ def test_a_lapsed_question_remembers_it_was_mastered():
     assert not verdict.mastered and verdict.ever_mastered
 
 
-def test_a_different_bank_version_is_a_different_variant():
-    first = GradedAttempt(1, (7, "v1"), DAY1, True, True)
-    second = GradedAttempt(2, (7, "v2"), NEXT_DAY, True, True)
+def test_a_different_bank_version_is_a_different_variant_where_content_is_unknown():
+    first = GradedAttempt(1, variant_identity(None, 7, "v1"), DAY1, True, True)
+    second = GradedAttempt(2, variant_identity(None, 7, "v2"), NEXT_DAY, True, True)
     assert evaluate([first, second]).mastered
+
+
+def test_two_seeds_that_ask_the_same_thing_are_one_variant():
+    first = GradedAttempt(1, variant_identity("same-content", 7, "v1"), DAY1, True, True)
+    second = GradedAttempt(2, variant_identity("same-content", 8, "v1"), NEXT_DAY, True, True)
+    assert not evaluate([first, second]).mastered
 
 
 def test_the_order_of_the_input_does_not_matter():
@@ -85,12 +97,12 @@ def test_the_order_of_the_input_does_not_matter():
 
 
 def test_policy_has_a_name_for_the_records():
-    assert POLICY == "spaced-closed-book/1"
+    assert POLICY == "spaced-closed-book/2"
 
 
 histories = st.lists(
     st.builds(lambda n, seed, hours, correct, closed: GradedAttempt(
-        n, (seed, "v1"), DAY1 + timedelta(hours=hours), correct, closed),
+        n, f"content-{seed}", DAY1 + timedelta(hours=hours), correct, closed),
         st.integers(1, 10_000), st.integers(0, 3), st.integers(0, 24 * 6), st.booleans(),
         st.booleans()),
     max_size=12)
@@ -123,7 +135,7 @@ def test_an_answer_with_no_possible_partner_cannot_master_the_question(history, 
     a new right closed-book answer leaves an unmastered question unmastered."""
     if evaluate(history).mastered:
         return
-    new = GradedAttempt(20_000, (seed, "v1"), DAY1 + timedelta(hours=hours), True, True)
+    new = GradedAttempt(20_000, f"content-{seed}", DAY1 + timedelta(hours=hours), True, True)
     if not partner_possible(right_closed_book_span(history), new.submitted_at):
         assert not evaluate([*history, new]).mastered
 

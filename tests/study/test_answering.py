@@ -172,7 +172,8 @@ def test_an_answer_writes_one_attempt_one_log_row_of_the_state_before_and_the_re
 def graded_history(db: Session, learner_id: int, question_id: str
                    ) -> list[mastery_policy.GradedAttempt]:
     """Return the question's whole graded history as the mastery policy reads it."""
-    return [mastery_policy.GradedAttempt(a.id, (a.seed, a.bank_version), a.submitted_at,
+    return [mastery_policy.GradedAttempt(a.id, mastery_policy.variant_identity(
+                a.content_key, a.seed, a.bank_version), a.submitted_at,
                                          bool(a.correct), a.closed_book)
             for a in db.scalars(select(Attempt).where(Attempt.learner_id == learner_id,
                                                       Attempt.question_id == question_id,

@@ -72,13 +72,15 @@ class FakeBank:
                   "kind": q.kind, "lesson_link": f"/lessons/{LESSON_ID}#{q.section}"}
         if q.kind is QuestionKind.NUMERIC:
             need_a = 1 + seed % 5
+            need_b = 10 + seed % 97  # B always wants more than is left: the answer ignores it
             budget = 8
             answer = [need_a, budget - need_a]
             return Variant(
                 **common,
-                prompt=Text(zh=f"预算{budget},A需{need_a},B需10。分配?",
-                            en=f"Budget {budget}; A needs {need_a}, B needs 10. Allocation?"),
-                params={"token_budget": budget, "demand_A": need_a, "demand_B": 10},
+                prompt=Text(zh=f"预算{budget},A需{need_a},B需{need_b}。分配?",
+                            en=f"Budget {budget}; A needs {need_a}, B needs {need_b}. "
+                               "Allocation?"),
+                params={"token_budget": budget, "demand_A": need_a, "demand_B": need_b},
                 input=AnswerInput(type="vector", length=2, labels=("A", "B")),
                 answer=answer,
                 solution=Text(zh="running 先分配。", en="Running requests are served first."),
@@ -91,7 +93,9 @@ class FakeBank:
         if q.kind is QuestionKind.CHOICE:
             return Variant(
                 **common,
-                prompt=Text(zh="谁先获得预算?", en="Which queue gets budget first?"),
+                # Three forms, as a concept check of the real bank has: mastery wants two.
+                prompt=Text(zh=f"第 {1 + seed % 3} 步:谁先获得预算?",
+                            en=f"Step {1 + seed % 3}: which queue gets budget first?"),
                 params={},
                 input=AnswerInput(type="choice", options=(
                     Option("running", Text(zh="running", en="running")),
