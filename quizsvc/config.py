@@ -46,6 +46,17 @@ ENVIRONMENT: tuple[Setting, ...] = (
             "POST /api/simulate: largest config.max_steps"),
     Setting("SIMULATE_MAX_PROMPT_LEN", "QUIZSVC_SIMULATE_MAX_PROMPT_LEN", int, 4096,
             "POST /api/simulate: longest prompt (prompt_len or prompt_token_ids)"),
+    Setting("SIMULATE_CPU_SECONDS", "QUIZSVC_SIMULATE_CPU_SECONDS", float, 0.5,
+            "POST /api/simulate: CPU seconds one replay may take (typical: ~0.001)"),
+    Setting("SIMULATE_RATE_LIMIT", "QUIZSVC_SIMULATE_RATE_LIMIT", str, "5/second;60/minute",
+            "POST /api/simulate and the simulator page, per browser (Flask-Limiter syntax)"),
+    Setting("LINK_RATE_LIMIT", "QUIZSVC_LINK_RATE_LIMIT", str, "10/minute;50/hour",
+            "link-code redemption, per browser"),
+    Setting("AUTHOR_RATE_LIMIT", "QUIZSVC_AUTHOR_RATE_LIMIT", str, "60/minute",
+            "author views, per client address"),
+    Setting("RATELIMIT_STORAGE_URI", "QUIZSVC_RATELIMIT_STORAGE_URI", str, "memory://",
+            "where rate-limit counters live: memory:// is per worker process; a deployment "
+            "of several workers or servers shares redis://host:6379"),
     Setting("MAX_CONTENT_LENGTH", "QUIZSVC_MAX_CONTENT_LENGTH", int, 1_048_576,
             "largest request body in bytes (but an import's)"),
     Setting("IMPORT_MAX_CONTENT_LENGTH", "QUIZSVC_IMPORT_MAX_CONTENT_LENGTH", int, 33_554_432,
@@ -67,11 +78,12 @@ def parse_value(setting: Setting, raw: str) -> Any:
         if word in FALSE_WORDS:
             return False
         raise ValueError(f"{setting.env}: expected true/false, got {raw!r}")
-    if setting.kind is int:
+    if setting.kind in (int, float):
         try:
-            return int(raw)
+            return setting.kind(raw)
         except ValueError:
-            raise ValueError(f"{setting.env}: expected an integer, got {raw!r}") from None
+            raise ValueError(f"{setting.env}: expected a number ({setting.kind.__name__}), "
+                             f"got {raw!r}") from None
     return raw
 
 

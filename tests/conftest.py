@@ -98,6 +98,8 @@ def app_config(engine: Engine, bank: Any, clock: FakeClock) -> dict[str, Any]:
         "CLOCK": clock,
         "RANDOM_SEED": 20261102,
         "SECRET_KEY": "test-secret",
+        # Rate limits are the tests' business only where a test says so (test_simulate).
+        "SIMULATE_RATE_LIMIT": "1000/second", "LINK_RATE_LIMIT": "1000/second",
     }
 
 

@@ -176,6 +176,14 @@ class DesiredRetentionFormSchema(DesiredRetentionSchema):
         "invalid": "desired retention must be a number, got {input!r}"})
 
 
+class SimulateQuerySchema(StrictSchema):
+    """How much of a replayed trace to send back."""
+
+    detail = fields.String(load_default="summary", validate=validate.OneOf(("summary", "full")),
+                           metadata={"description": "summary: what each step scheduled; full: "
+                                     "also every request's counters at every phase"})
+
+
 class AnkiQuerySchema(StrictSchema):
     """What the cards of an Anki package show: zh, en or both (every note holds both)."""
 

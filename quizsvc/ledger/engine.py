@@ -9,7 +9,7 @@ outcomes into sampled token ids. ``Engine.trace`` is the FORMAT.md trace.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from quizsvc.ledger.output import SchedulerOutput, UpdateResult
@@ -120,11 +120,22 @@ class Engine:
         self.done = False
 
     # ---- the loop -------------------------------------------------------------------------
-    def run(self) -> Engine:
-        """Step until the scenario ends or ``max_steps`` is reached."""
+    def run(self, keep_going: Callable[[], bool] | None = None) -> Engine:
+        """Step until the scenario ends or ``max_steps`` is reached.
+
+        ``keep_going`` (asked before each step) lets a caller stop early, e.g. on a CPU
+        budget; ``finished`` then says whether the scenario ran to its end.
+        """
         while not self.done and self.step_index < self.config.max_steps:
+            if keep_going is not None and not keep_going():
+                break
             self.step()
         return self
+
+    @property
+    def finished(self) -> bool:
+        """Tell whether the scenario ran to its end (or to ``max_steps``)."""
+        return self.done or self.step_index >= self.config.max_steps
 
     def step(self) -> dict[str, Any] | None:
         """Run one engine-loop iteration; return its trace record (None once finished)."""

@@ -104,6 +104,30 @@ def run_backup(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_prune(args: argparse.Namespace) -> int:
+    """Delete the learners that hold nothing and are older than ``--older-than`` days."""
+    from datetime import UTC, datetime, timedelta
+
+    from sqlalchemy.orm import Session
+
+    from quizsvc.store import learners
+    from quizsvc.store.database import make_engine
+
+    if args.older_than < 0:
+        print("prune: --older-than must be a number of days, 0 or more", file=sys.stderr)
+        return 2
+    engine = make_engine(database_url(args))
+    try:
+        with Session(engine) as session:
+            deleted = learners.delete_empty_learners(
+                session, datetime.now(UTC) - timedelta(days=args.older_than))
+            session.commit()
+    finally:
+        engine.dispose()
+    print(f"deleted {deleted} empty learner(s) older than {args.older_than} days")
+    return 0
+
+
 def run_restore(args: argparse.Namespace) -> int:
     """Load a backup into an empty database migrated to the backup's revision."""
     from quizsvc.store import backup
@@ -191,6 +215,12 @@ def register(subparsers: Any) -> None:
     restore = with_url(db_commands.add_parser("restore", help="load a JSON backup"))
     restore.add_argument("file", help="backup file, or - for stdin")
     restore.set_defaults(handler=run_restore)
+
+    prune = with_url(db_commands.add_parser(
+        "prune", help="delete learners that hold nothing (no answers, cards or ratings)"))
+    prune.add_argument("--older-than", type=int, default=30, metavar="DAYS",
+                       help="only learners created at least DAYS days ago (default 30)")
+    prune.set_defaults(handler=run_prune)
 
     serve = subparsers.add_parser("serve", help="serve the web app and API with gunicorn")
     serve.add_argument("--host", default=DEFAULT_HOST)

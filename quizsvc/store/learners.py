@@ -9,10 +9,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import bindparam, func, insert, select, update
+from sqlalchemy import and_, bindparam, delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
-from quizsvc.store.models import Browser, Learner, LinkCode, table
+from quizsvc.store.models import (
+    Attempt,
+    Browser,
+    Learner,
+    LinkCode,
+    Mastery,
+    ReviewCard,
+    SelfAssessment,
+    table,
+)
 
 LEARNERS, BROWSERS, LINK_CODES = table(Learner), table(Browser), table(LinkCode)
 
@@ -97,3 +106,24 @@ def move_browser(db: Session, browser_id: int, learner_id: int, now: datetime) -
     """Make ``browser_id`` belong to ``learner_id`` (linking it)."""
     db.execute(update(BROWSERS).where(BROWSERS.c.id == browser_id)
                .values(learner_id=learner_id, linked_at=now))
+
+
+def delete_empty_learners(db: Session, created_before: datetime) -> int:
+    """Delete learners created before ``created_before`` who hold nothing; return how many.
+
+    Nothing is no attempt, no fsrs card, no mastery record and no self-assessment on any of
+    their browsers: a browser that only ever started a session or made a link code. Their
+    browsers, sessions, served variants and link codes go with them (foreign keys cascade).
+    """
+    attempts, cards, mastery = table(Attempt), table(ReviewCard), table(Mastery)
+    assessments = table(SelfAssessment)
+    holds_nothing = and_(
+        ~select(attempts.c.id).where(attempts.c.learner_id == LEARNERS.c.id).exists(),
+        ~select(cards.c.id).where(cards.c.learner_id == LEARNERS.c.id).exists(),
+        ~select(mastery.c.id).where(mastery.c.learner_id == LEARNERS.c.id).exists(),
+        ~select(assessments.c.id)
+        .select_from(assessments.join(BROWSERS, BROWSERS.c.id == assessments.c.browser_id))
+        .where(BROWSERS.c.learner_id == LEARNERS.c.id).exists())
+    deleted = db.connection().execute(
+        delete(LEARNERS).where(LEARNERS.c.created_at < created_before, holds_nothing)).rowcount
+    return deleted or 0

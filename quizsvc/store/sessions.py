@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import bindparam, func, insert, select, update
+from sqlalchemy import bindparam, delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from quizsvc.store.models import ServedVariant, SessionItem, StudySession, table
@@ -183,3 +183,34 @@ def session_of_open_variant(db: Session, learner_id: int, lesson: str | None = N
         .select_from(ITEMS.join(SERVED, SERVED.c.id == ITEMS.c.variant_id))
         .where(*condition).order_by(SERVED.c.served_at.desc()).limit(1))
     return found
+
+
+def drop_oldest_unfinished(db: Session, learner_id: int, keep: int) -> int:
+    """Delete this learner's oldest unfinished sessions beyond ``keep``; return how many.
+
+    Their variants served and never answered go too (nothing refers to them); answered ones
+    stay with their attempts. A session is unfinished while one of its items has no answered
+    variant.
+    """
+    unfinished = (
+        select(SESSIONS.c.id)
+        .where(SESSIONS.c.learner_id == learner_id,
+               select(ITEMS.c.id)
+               .select_from(ITEMS.outerjoin(SERVED, SERVED.c.id == ITEMS.c.variant_id))
+               .where(ITEMS.c.session_id == SESSIONS.c.id,
+                      ITEMS.c.variant_id.is_(None) | SERVED.c.answered.is_(False))
+               .exists())
+        .order_by(SESSIONS.c.created_at.desc(), SESSIONS.c.id.desc())
+        .offset(keep))
+    doomed = list(db.scalars(unfinished))
+    if not doomed:
+        return 0
+    conn = db.connection()
+    open_variants = select(ITEMS.c.variant_id).where(ITEMS.c.session_id.in_(doomed),
+                                                    ITEMS.c.variant_id.is_not(None))
+    variant_ids = [v for v in db.scalars(open_variants)]
+    conn.execute(delete(SESSIONS).where(SESSIONS.c.id.in_(doomed)))
+    if variant_ids:
+        conn.execute(delete(SERVED).where(SERVED.c.id.in_(variant_ids),
+                                          SERVED.c.answered.is_(False)))
+    return len(doomed)

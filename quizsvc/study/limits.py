@@ -18,6 +18,8 @@ MAX_REF = 200  # characters of a question or section id
 MAX_VARIANT_ID = 64  # characters of a served variant's id
 MAX_LINK_CODE = 64  # characters a typed link code may take (with spaces and dashes)
 MAX_SESSION_SIZE = 50  # questions in one session (the default of the setting)
+MAX_OPEN_SESSIONS = 20  # unfinished sessions kept per learner; starting more drops the oldest
+MAX_OPEN_LINK_CODES = 5  # unused, unexpired link codes per learner
 
 
 @dataclass(frozen=True)
@@ -29,6 +31,7 @@ class Limits:
     simulate_max_requests: int = 16
     simulate_max_steps: int = 200
     simulate_max_prompt_len: int = 4096
+    simulate_cpu_seconds: float = 0.5
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> Limits:
@@ -44,4 +47,6 @@ class Limits:
                                               defaults.simulate_max_steps)),
             simulate_max_prompt_len=int(config.get("SIMULATE_MAX_PROMPT_LEN",
                                                    defaults.simulate_max_prompt_len)),
+            simulate_cpu_seconds=float(config.get("SIMULATE_CPU_SECONDS",
+                                                  defaults.simulate_cpu_seconds)),
         )

@@ -11,10 +11,11 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from quizsvc.errors import Conflict, Gone, Invalid
+from quizsvc.errors import Conflict, Gone, Invalid, TooMany
 from quizsvc.store import answers as answers_store
 from quizsvc.store import learners as store
 from quizsvc.study.context import Context, Identity
+from quizsvc.study.limits import MAX_OPEN_LINK_CODES
 
 LINK_CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: read aloud, typed by hand
 LINK_CODE_LENGTH = 12  # 32**12 = 2**60 codes; each one lives minutes and works once
@@ -40,6 +41,11 @@ def normalise_code(code: str) -> str:
 
 def create_link_code(ctx: Context) -> IssuedLinkCode:
     """Issue a one-time code that lets another browser join this learner; store its hash."""
+    if store.open_link_codes(ctx.db, ctx.learner_id, ctx.now) >= MAX_OPEN_LINK_CODES:
+        ctx.db.rollback()
+        raise TooMany(f"This learner already has {MAX_OPEN_LINK_CODES} link codes waiting; "
+                      "use one, or wait until they expire.", reason="too_many_link_codes",
+                      params={"max": MAX_OPEN_LINK_CODES})
     code = "".join(secrets.choice(LINK_CODE_ALPHABET) for _ in range(LINK_CODE_LENGTH))
     expires_at = ctx.now + timedelta(seconds=ctx.limits.link_code_ttl_seconds)
     store.add_link_code(ctx.db, ctx.learner_id, digest(code), ctx.now, expires_at)

@@ -9,12 +9,13 @@ so one POST cannot occupy a worker for long. Both kinds of refusal are 422 on th
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, TypeGuard
 
 from quizsvc.errors import Invalid
-from quizsvc.ledger import ScenarioError, SchedulerCrash, replay
+from quizsvc.ledger import Engine, ScenarioError, SchedulerCrash, parse_scenario, replay
 from quizsvc.study import simulator
 from quizsvc.study.context import Context
 from quizsvc.study.lessons import open_the_book
@@ -75,29 +76,65 @@ def check_bounds(scenario: Mapping[str, Any], limits: Limits) -> None:
                               f"the sandbox replays at most {max_steps} steps")
 
 
-def simulate(ctx: Context, scenario: Any) -> dict[str, Any]:
-    """Return the ledger trace of a bounded scenario (422 naming the field otherwise).
+def simulate(ctx: Context, scenario: Any, detail: str = "summary") -> dict[str, Any]:
+    """Return the trace of a bounded scenario: its summary, or with ``detail="full"`` all of it.
 
     The sandbox replays any numeric question from its shown numbers, so using it while
     closed-book questions are open makes them open-book, as reading the lesson does.
     """
     trace = replay_bounded(scenario, ctx.limits)
     open_the_book(ctx, None)
-    return trace
+    return trace if detail == "full" else summary(trace)
 
 
 def replay_bounded(scenario: Any, limits: Limits) -> dict[str, Any]:
-    """Return the ledger trace of a scenario within the sandbox's bounds (422 otherwise)."""
+    """Return the ledger trace of a scenario within the sandbox's bounds (422 otherwise).
+
+    Besides the size bounds, one replay may take at most ``limits.simulate_cpu_seconds`` of
+    CPU (a typical scenario takes about a millisecond): a scenario that would take longer is
+    a 422 on ``scenario``, and no client can occupy a worker for long with one request.
+    """
     if not isinstance(scenario, Mapping):
-        raise Invalid("_schema", "the scenario must be a JSON object")
+        raise Invalid("_schema", "the scenario must be a JSON object", reason="not_an_object")
     check_bounds(scenario, limits)
+    deadline = time.thread_time() + limits.simulate_cpu_seconds  # this request's thread
     try:
-        return replay(dict(scenario))
+        engine = Engine(parse_scenario(dict(scenario))).run(
+            keep_going=lambda: time.thread_time() < deadline)
     except ScenarioError as error:
-        raise Invalid(error.field, error.reason) from None
+        raise Invalid(error.field, error.reason, reason="scenario") from None
     except SchedulerCrash as error:
-        raise Invalid("scenario", f"vLLM 0.33.0 itself fails on this scenario: {error}"
-                      ) from None
+        raise Invalid("scenario", f"vLLM 0.33.0 itself fails on this scenario: {error}",
+                      reason="scheduler_crash") from None
+    if not engine.finished:
+        raise Invalid("scenario", f"replaying it takes more than the sandbox's "
+                      f"{limits.simulate_cpu_seconds:g} s of CPU: use fewer or shorter "
+                      "requests, or fewer steps", reason="too_costly",
+                      params={"seconds": limits.simulate_cpu_seconds})
+    return engine.trace()
+
+
+SUMMARY_SCHEDULE = ("sched_step", "total_num_scheduled_tokens", "num_scheduled_tokens",
+                    "scheduled_spec_decode_tokens", "preempted_ids")
+
+
+def summary(trace: dict[str, Any]) -> dict[str, Any]:
+    """Return a trace without its per-request snapshots: what each step scheduled, who
+    finished, the queues and the free blocks (FORMAT.md's compared step fields)."""
+    steps = []
+    for step in trace["steps"]:
+        schedule = step.get("schedule") or {}
+        update = step.get("update") or {}
+        steps.append({
+            "step": step["step"], "arrivals": step.get("arrivals", []),
+            "aborted": step.get("aborted", []),
+            "schedule": {name: schedule[name] for name in SUMMARY_SCHEDULE if name in schedule}
+            if schedule else None,
+            "update": {"finished_ids": update.get("finished_ids", [])} if update else None,
+            "running": step.get("running", []), "waiting": step.get("waiting", []),
+            "kv_free_blocks": step.get("kv_free_blocks")})
+    return {**{key: value for key, value in trace.items() if key != "steps"},
+            "detail": "summary", "steps": steps}
 
 
 @dataclass(frozen=True)

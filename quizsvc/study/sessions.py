@@ -17,6 +17,7 @@ from quizsvc.store import progress as progress_store
 from quizsvc.store import sessions as store
 from quizsvc.study.bank_index import GRADED_KINDS
 from quizsvc.study.context import Context
+from quizsvc.study.limits import MAX_OPEN_SESSIONS
 
 MODES = ("review", "quiz", "flashcards")
 
@@ -70,7 +71,9 @@ def start_session(ctx: Context, lesson: str, mode: str, size: int) -> SessionVie
     Review mode serves every kind that is due or new (spaced repetition); flashcards mode
     does the same for flashcards alone (front, reveal, four self-ratings, nothing graded in
     between); quiz mode leaves out self-rated cards and, when short, adds the graded
-    questions due soonest. New questions come in the bank's teaching order.
+    questions due soonest. New questions come in the bank's teaching order. A learner keeps
+    at most ``MAX_OPEN_SESSIONS`` unfinished sessions: starting another drops the oldest,
+    with the variants served in it and never answered.
     """
     check_mode(mode)
     max_size = ctx.limits.max_session_size
@@ -92,6 +95,7 @@ def start_session(ctx: Context, lesson: str, mode: str, size: int) -> SessionVie
         later = [qid for qid, due_at in cards if qid in wanted and qid not in chosen]
         picked += [(qid, "practice") for qid in later[: size - len(picked)]]
     stored = store.StoredSession(opaque_id(ctx), ctx.learner_id, lesson, mode, size, ctx.now)
+    store.drop_oldest_unfinished(ctx.db, ctx.learner_id, keep=MAX_OPEN_SESSIONS - 1)
     store.create_session(ctx.db, stored, picked)
     ctx.db.commit()
     reasons = [reason for _, reason in picked]

@@ -32,6 +32,7 @@ from quizsvc.http.arguments import (
 )
 from quizsvc.http.context import current_context
 from quizsvc.http.errors import status_of
+from quizsvc.http.limits import link_redeem_limit, sandbox_limit
 from quizsvc.http.parsing import FormInvalid, form_parser
 from quizsvc.review.calibration import RATING_LABELS
 from quizsvc.study import (
@@ -492,6 +493,7 @@ def link_code() -> str:
 
 
 @bp.post("/link/redeem")
+@link_redeem_limit()
 def link_redeem() -> tuple[str, int]:
     """Join this browser to the learner who made the code."""
     ctx = current_context()
@@ -523,6 +525,7 @@ def _form_values(form: dict[str, str]) -> dict[str, str]:
 
 
 @bp.get("/simulator")
+@sandbox_limit()
 def simulator() -> tuple[str, int]:
     """Show the simulator: its form, and the replayed steps for the settings in the query.
 

@@ -154,3 +154,28 @@ def test_a_browser_without_progress_links_without_being_asked(new_browser):
     laptop, phone = new_browser(), new_browser()
     code = laptop.post("/api/link-codes").json["code"]
     assert phone.post("/api/link", json={"code": code}).status_code == 200
+
+
+def test_guessing_link_codes_is_rate_limited_per_browser(app_config, connection):
+    from quizsvc import create_app
+    from tests.support.browsers import ApiBrowser
+
+    app = create_app({**app_config, "LINK_RATE_LIMIT": "3/minute"})
+    app.extensions["quizsvc.db"].bind_to_connection(connection)
+    guesser = ApiBrowser(app)
+    statuses = [guesser.post("/api/link", json={"code": "AAAA-BBBB-CCCC"}).status_code
+                for _ in range(5)]
+    assert statuses == [422, 422, 422, 429, 429]
+    page = guesser.client.post("/link/redeem", data={"csrf_token": guesser.csrf,
+                                                     "code": "AAAA-BBBB-CCCC"})
+    assert page.status_code == 429  # the page's form counts against the same browser
+
+
+def test_author_views_are_rate_limited(app_config, connection):
+    from quizsvc import create_app
+
+    app = create_app({**app_config, "AUTHOR_TOKEN": "sesame", "AUTHOR_RATE_LIMIT": "2/minute"})
+    app.extensions["quizsvc.db"].bind_to_connection(connection)
+    client = app.test_client()
+    statuses = [client.get("/api/author/bank").status_code for _ in range(3)]
+    assert statuses == [401, 401, 429]

@@ -17,16 +17,42 @@ SPLIT = {"name": "split", "config": {"max_num_batched_tokens": 8, "max_num_seqs"
 
 
 def test_a_scenario_replays_to_the_ledgers_trace(browser):
-    response = browser.post("/api/simulate", json=SPLIT)
+    response = browser.post("/api/simulate?detail=full", json=SPLIT)
     assert response.status_code == 200
     assert response.json == json.loads(json.dumps(replay(SPLIT)))
     assert response.json["steps"][0]["schedule"]["num_scheduled_tokens"] == {"A": 8}
 
 
+def test_by_default_the_trace_is_summed_up_per_step(browser):
+    response = browser.post("/api/simulate", json=SPLIT)
+    full = replay(SPLIT)
+    assert response.json["detail"] == "summary"
+    assert [s["schedule"]["num_scheduled_tokens"] if s["schedule"] else None
+            for s in response.json["steps"]] == [
+        s["schedule"]["num_scheduled_tokens"] if s["schedule"] else None for s in full["steps"]]
+    assert all("requests" not in step for step in response.json["steps"])
+    assert response.json["final"] == json.loads(json.dumps(full["final"]))
+
+
+def test_a_browser_that_floods_the_sandbox_is_told_to_wait(app_config, connection):
+    from quizsvc import create_app
+    from tests.support.browsers import ApiBrowser
+
+    app = create_app({**app_config, "SIMULATE_RATE_LIMIT": "3/minute"})
+    app.extensions["quizsvc.db"].bind_to_connection(connection)
+    flooder, other = ApiBrowser(app), ApiBrowser(app)
+    statuses = [flooder.post("/api/simulate", json=SPLIT).status_code for _ in range(5)]
+    assert statuses == [200, 200, 200, 429, 429]
+    refused = flooder.post("/api/simulate", json=SPLIT)
+    assert refused.json["code"] == "too_many_requests" and "Retry-After" in refused.headers
+    assert other.post("/api/simulate", json=SPLIT).status_code == 200  # per browser
+    assert flooder.get("/simulator").status_code == 429  # the page's replays count too
+
+
 def test_the_lessons_budget_split_matches_the_recorded_trace(browser):
     scenario = json.loads((GOLDEN / "a_budget_split.json").read_text())
     recorded = json.loads((GOLDEN / "a_budget_split.trace.json").read_text())
-    trace = browser.post("/api/simulate", json=scenario).json
+    trace = browser.post("/api/simulate?detail=full", json=scenario).json
     by_step = {s["step"]: s for s in trace["steps"]}
     for step in recorded["steps"]:
         if step.get("schedule"):

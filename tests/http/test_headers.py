@@ -49,3 +49,36 @@ def test_secure_cookies_take_the_host_prefix(app_config: dict, connection: Any) 
     csrf = client.get_cookie("__Host-csrf_token").value
     stored = client.post("/api/link-codes", headers={"X-CSRF-Token": csrf})
     assert stored.status_code == 201, stored.json
+
+
+def test_with_a_redis_store_the_counters_live_where_every_worker_sees_them(
+        app_config: dict, connection: Any) -> None:
+    """gunicorn's workers are separate processes: ``memory://`` counters are per worker, so
+    a deployment of several counts in Redis. Requests through one app must show up there."""
+    import hashlib
+
+    redis = pytest.importorskip("redis")
+    url = "redis://127.0.0.1:6379/15"
+    server = redis.Redis.from_url(url)
+    try:
+        server.ping()
+    except redis.exceptions.ConnectionError:
+        pytest.skip("no Redis on 127.0.0.1:6379")
+    app = create_app({**app_config, "SIMULATE_RATE_LIMIT": "2/minute",
+                      "RATELIMIT_STORAGE_URI": url})
+    app.extensions["quizsvc.db"].bind_to_connection(connection)
+    client = app.test_client()
+    client.get("/api/me")
+    csrf = client.get_cookie("csrf_token").value
+    token = client.get_cookie("quizsvc_browser").value
+    prefix = hashlib.sha256(token.encode()).hexdigest()  # this browser's counters
+    body = {"requests": [{"id": "A", "prompt_len": 3, "max_tokens": 1}]}
+    statuses = [client.post("/api/simulate", json=body, headers={"X-CSRF-Token": csrf})
+                .status_code for _ in range(3)]
+    try:
+        assert statuses == [200, 200, 429]
+        keys = [key.decode() for key in server.scan_iter(f"*{prefix}*")]
+        assert keys and all("sandbox" in key for key in keys), keys
+    finally:
+        for key in server.scan_iter(f"*{prefix}*"):
+            server.delete(key)

@@ -274,7 +274,7 @@ def test_unicode_in_every_text_field_is_never_a_500(browser, field):
         if response.status_code >= 400:
             assert set(response.json) == ENVELOPE
         if field == "simulate.id":
-            assert response.status_code == 200 and text in response.json["final"]
+            assert response.status_code == 200 and text in response.json["final"], response.json
 
 
 @pytest.mark.parametrize("field", sorted(name for name, (_, _, body) in TEXT_FIELDS.items()
@@ -356,16 +356,39 @@ def test_a_scenario_that_never_finishes_stops_at_the_step_bound(browser):
         "finished_step"] is None
 
 
-def test_the_heaviest_scenario_within_bounds_is_answered(browser):
-    scenario = {"config": {"max_num_batched_tokens": 65_536, "max_num_seqs": 256,
-                           "num_gpu_blocks": 100_000, "max_model_len": 65_536,
-                           "num_speculative_tokens": 16, "enable_prefix_caching": True,
-                           "block_size": 1},
-                "requests": [{"id": f"r{i}", "prompt_token_ids": [7] * 4096, "max_tokens": 4096}
-                             for i in range(16)]}
-    response = browser.post("/api/simulate", json=scenario)
+HEAVIEST = {"config": {"max_num_batched_tokens": 65_536, "max_num_seqs": 256,
+                       "num_gpu_blocks": 100_000, "max_model_len": 65_536,
+                       "num_speculative_tokens": 16, "enable_prefix_caching": True,
+                       "block_size": 1},
+            "requests": [{"id": f"r{i}", "prompt_token_ids": [7] * 4096, "max_tokens": 4096}
+                         for i in range(16)]}
+
+
+def test_the_heaviest_scenario_within_bounds_is_answered_in_a_small_summary(
+        app_config, connection):
+    from quizsvc import create_app
+    from tests.support.browsers import ApiBrowser
+
+    app = create_app({**app_config, "SIMULATE_CPU_SECONDS": 10.0})  # the test's own pace
+    app.extensions["quizsvc.db"].bind_to_connection(connection)
+    response = ApiBrowser(app).post("/api/simulate", json=HEAVIEST)
     assert response.status_code == 200
+    assert response.json["detail"] == "summary"  # no per-request snapshots unless asked
     assert len(response.json["steps"]) == 200 and len(response.json["final"]) == 16
+    assert "requests" not in response.json["steps"][0]
+    assert len(response.get_data()) < 200_000  # the full trace is over 3 MB
+
+
+def test_a_scenario_over_the_cpu_budget_is_422_on_the_scenario(app_config, connection):
+    from quizsvc import create_app
+    from tests.support.browsers import ApiBrowser
+
+    app = create_app({**app_config, "SIMULATE_CPU_SECONDS": 0.005})
+    app.extensions["quizsvc.db"].bind_to_connection(connection)
+    response = ApiBrowser(app).post("/api/simulate", json=HEAVIEST)
+    assert response.status_code == 422
+    assert response.json["reason"] == "too_costly"
+    assert "scenario" in response.json["errors"]["json"]
 
 
 WEB_FORMS: dict[str, tuple[str, dict[str, str]]] = {

@@ -28,8 +28,14 @@ SERVICES = COMPOSE["services"]
 KNOWN_ENV = {setting.env for setting in ENVIRONMENT}
 
 
-def test_compose_has_database_migration_and_app():
-    assert set(SERVICES) == {"db", "migrate", "app"}
+def test_compose_has_database_migration_rate_limit_store_and_app():
+    assert set(SERVICES) == {"db", "migrate", "limits", "app"}
+
+
+def test_the_app_s_workers_share_their_rate_limit_counters():
+    environment = SERVICES["app"]["environment"]
+    assert environment["QUIZSVC_RATELIMIT_STORAGE_URI"].startswith("redis://limits:")
+    assert SERVICES["app"]["depends_on"]["limits"]["condition"] == "service_healthy"
     assert SERVICES["db"]["image"].startswith("postgres:")
 
 
@@ -51,7 +57,8 @@ def test_migrate_waits_for_a_healthy_database_and_runs_db_upgrade():
 
 def test_the_app_runs_quizsvc_serve_after_migration_on_all_interfaces():
     app = SERVICES["app"]
-    assert app["depends_on"] == {"migrate": {"condition": "service_completed_successfully"}}
+    assert app["depends_on"] == {"migrate": {"condition": "service_completed_successfully"},
+                                 "limits": {"condition": "service_healthy"}}
     args = build_parser().parse_args(app["command"][1:])
     assert args.handler is commands.run_serve
     assert args.host == "0.0.0.0"

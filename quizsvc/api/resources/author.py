@@ -12,11 +12,13 @@ from typing import Any
 
 from flask import current_app, request
 from flask.views import MethodView
+from flask_limiter.util import get_remote_address
 
 from quizsvc.api.blueprint import ApiBlueprint
 from quizsvc.errors import NotFound, Unauthorized
 from quizsvc.extensions import runtime
 from quizsvc.http.arguments import PreviewQuerySchema
+from quizsvc.http.limits import author_limit, limiter
 from quizsvc.study import author
 
 blp = ApiBlueprint("author", __name__, url_prefix="/api/author",
@@ -47,6 +49,8 @@ def require_author(view: Callable[..., Any]) -> Callable[..., Any]:
 class VariantPreview(MethodView):
     """A whole variant."""
 
+    decorators = (limiter.limit(author_limit, key_func=get_remote_address),)
+
     @blp.arguments(PreviewQuerySchema, location="query")
     @blp.response(200, description="the full variant, answer included")
     @require_author
@@ -59,6 +63,8 @@ class VariantPreview(MethodView):
 @blp.route("/bank")
 class BankExport(MethodView):
     """The bank's contents."""
+
+    decorators = (limiter.limit(author_limit, key_func=get_remote_address),)
 
     @blp.response(200, description="the bank's version, lessons and questions")
     @require_author

@@ -12,6 +12,7 @@ from quizsvc.api.schemas import LinkCodeSchema, MeSchema
 from quizsvc.http.arguments import LinkRequestSchema
 from quizsvc.http.browser import csrf_token
 from quizsvc.http.context import current_context
+from quizsvc.http.limits import link_redeem_limit
 from quizsvc.study import linking
 
 blp = ApiBlueprint("me", __name__, url_prefix="/api", description="Browser identity and linking")
@@ -43,6 +44,7 @@ def create_link_code() -> Any:
 
 
 @blp.route("/link", methods=["POST"])
+@link_redeem_limit()
 @blp.arguments(LinkRequestSchema)
 @blp.response(200, MeSchema)
 def link(body: dict[str, Any]) -> dict[str, Any]:

@@ -276,7 +276,7 @@
       if (mine !== generation) return null;
       if (!planned.ok) { clearErrors(); showErrors(planned.body); return null; }
       var plan = planned.body;
-      return q.api("POST", "/api/simulate", plan.scenario).then(function (ran) {
+      return q.api("POST", "/api/simulate?detail=full", plan.scenario).then(function (ran) {
         if (mine !== generation) return;
         clearErrors();
         if (!ran.ok) { showErrors(ran.body); return; }

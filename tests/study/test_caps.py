@@ -1,0 +1,73 @@
+"""One learner cannot pile up rows: caps on sessions and link codes, empty learners pruned."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from sqlalchemy import func, select
+
+from quizsvc.store import learners
+from quizsvc.store.models import Browser, Learner, LinkCode, ServedVariant, StudySession
+from quizsvc.study.limits import MAX_OPEN_LINK_CODES, MAX_OPEN_SESSIONS
+from tests.support.browsers import ApiBrowser, Study
+from tests.support.fake_bank import LESSON_ID
+
+
+def count(db: Any, model: Any, *where: Any) -> int:
+    db.expire_all()
+    return db.scalar(select(func.count()).select_from(model).where(*where))
+
+
+def test_a_learner_keeps_at_most_so_many_unfinished_sessions(study: Study, db: Any) -> None:
+    first = study.start(LESSON_ID, mode="quiz", size=2)
+    study.next(first["id"])  # serves a variant that is never answered
+    for _ in range(MAX_OPEN_SESSIONS + 5):
+        study.start(LESSON_ID, mode="quiz", size=2)
+    assert count(db, StudySession) == MAX_OPEN_SESSIONS
+    assert count(db, StudySession, StudySession.id == first["id"]) == 0  # the oldest went
+    assert count(db, ServedVariant) == 0  # with the variant served and never answered
+    assert study.browser.get(f"/api/sessions/{first['id']}").status_code == 404
+
+
+def test_finished_sessions_and_answers_are_never_dropped(study: Study, db: Any) -> None:
+    done = study.start(LESSON_ID, mode="quiz", size=1)
+    vid = study.next(done["id"])["question"]["variant_id"]
+    attempt = study.answer(vid, study.right_answer(vid)).json
+    for _ in range(MAX_OPEN_SESSIONS + 2):
+        study.start(LESSON_ID, mode="quiz", size=2)
+    assert study.browser.get(f"/api/sessions/{done['id']}").json["done"] is True
+    assert study.browser.get(f"/api/attempts/{attempt['id']}").status_code == 200
+
+
+def test_a_learner_holds_at_most_so_many_open_link_codes(browser: ApiBrowser, db: Any) -> None:
+    for _ in range(MAX_OPEN_LINK_CODES):
+        assert browser.post("/api/link-codes").status_code == 201
+    refused = browser.post("/api/link-codes")
+    assert refused.status_code == 429 and refused.json["reason"] == "too_many_link_codes"
+    assert count(db, LinkCode) == MAX_OPEN_LINK_CODES
+
+
+def test_link_codes_free_up_when_they_expire(browser: ApiBrowser, clock: Any) -> None:
+    for _ in range(MAX_OPEN_LINK_CODES):
+        browser.post("/api/link-codes")
+    clock.advance(hours=1)
+    assert browser.post("/api/link-codes").status_code == 201
+
+
+def test_empty_learners_are_pruned_and_learners_with_history_are_kept(
+        new_browser: Any, study: Study, db: Any, clock: Any) -> None:
+    idle = new_browser()
+    idle.post("/api/link-codes")  # stored, but holds nothing a learner would miss
+    rated = new_browser()
+    assert rated.put("/api/self-assessments/budget", json={"rating": 2}).status_code in (200,
+                                                                                       201)
+    session = study.start(LESSON_ID, mode="quiz", size=1)
+    vid = study.next(session["id"])["question"]["variant_id"]
+    study.answer(vid, study.right_answer(vid))
+    assert count(db, Learner) == 3
+    assert learners.delete_empty_learners(db, clock.now - timedelta(days=1)) == 0  # too young
+    deleted = learners.delete_empty_learners(db, clock.now + timedelta(days=1))
+    db.commit()
+    assert deleted == 1 and count(db, Learner) == 2 and count(db, Browser) == 2
+    assert count(db, LinkCode) == 0
