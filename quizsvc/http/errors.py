@@ -82,9 +82,12 @@ def error_response(status: int, code: str, message: str,
 
 
 def handle_service_error(error: errors.ServiceError) -> Response:
-    """Turn a domain exception into its envelope."""
-    return error_response(status_of(error), error.code, error.message, error.errors,
-                          error.reason)
+    """Turn a domain exception into its envelope (with Retry-After when it says when)."""
+    response = error_response(status_of(error), error.code, error.message, error.errors,
+                              error.reason)
+    if "retry_after" in error.params:
+        response.headers["Retry-After"] = str(error.params["retry_after"])
+    return response
 
 
 def database_unreachable(error: BaseException) -> bool:

@@ -141,7 +141,7 @@ def forgetting_curve(parameters: Sequence[float], days: float, stability: float)
     """Return FSRS-6's recall probability ``days`` after a review, at ``stability``."""
     decay = -parameters[20]
     factor = 0.9 ** (1 / decay) - 1
-    return (1 + factor * days / stability) ** decay
+    return float((1 + factor * days / stability) ** decay)
 
 
 def predicted_recall(parameters: Sequence[float], history: Sequence[tuple[int, int]]

@@ -14,7 +14,7 @@ other use cases decide what to write.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -187,9 +187,15 @@ def logged_cards(session: Session, learner_id: int, lesson: str | None = None
             .order_by(LOGS.c.card_id, LOGS.c.reviewed_at, LOGS.c.id)):
         if row[1] in cards:
             logs.setdefault(row[1], []).append(
-                LoggedReviewRow(row[0], row[2], row[3], CardState(*row[4:])))
-    return [LoggedCard(card_id, cards[card_id][1], CardState(*cards[card_id][2:]), tuple(rows))
+                LoggedReviewRow(row[0], row[2], row[3], card_state(row[4:])))
+    return [LoggedCard(card_id, cards[card_id][1], card_state(cards[card_id][2:]), tuple(rows))
             for card_id, rows in sorted(logs.items())]
+
+
+def card_state(columns: Sequence[Any]) -> CardState:
+    """Build a card's state from its six columns in ``CardState``'s order."""
+    state, step, stability, difficulty, due, last_review = columns
+    return CardState(state, step, stability, difficulty, due, last_review)
 
 
 UPDATE_LOG_BEFORE = update(LOGS).where(LOGS.c.id == bindparam("b_log"))

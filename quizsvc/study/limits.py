@@ -31,7 +31,7 @@ class Limits:
     simulate_max_requests: int = 16
     simulate_max_steps: int = 200
     simulate_max_prompt_len: int = 4096
-    simulate_cpu_seconds: float = 0.5
+    simulate_cpu_seconds: float = 0.25
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> Limits:

@@ -55,7 +55,7 @@ def signed_by(secret_key: str, purpose: str, value: Any, signature: Any) -> bool
 
 def keystream(secret_key: str, nonce: bytes, length: int) -> bytes:
     """Return ``length`` bytes of HMAC-SHA256 counter-mode keystream for ``nonce``."""
-    blocks = []
+    blocks: list[bytes] = []
     counter = 0
     while 32 * len(blocks) < length:
         blocks.append(hmac.new(secret_key.encode(), b"seal\0" + nonce + counter.to_bytes(4, "big"),

@@ -32,7 +32,7 @@ from quizsvc.http.arguments import (
 )
 from quizsvc.http.context import current_context
 from quizsvc.http.errors import status_of
-from quizsvc.http.limits import link_redeem_limit, sandbox_limit
+from quizsvc.http.limits import link_redeem_limit, sandbox_limit, sandbox_spending
 from quizsvc.http.parsing import FormInvalid, form_parser
 from quizsvc.review.calibration import RATING_LABELS
 from quizsvc.study import (
@@ -541,7 +541,8 @@ def simulator() -> tuple[str, int]:
     settings = None
     try:
         settings = plans.parse_settings(form)
-        run = sandbox.run_settings(settings)
+        with sandbox_spending():
+            run = sandbox.run_settings(settings)
         result = {"plan": run.plan, "steps": sim.step_views(run.trace, run.plan),
                   "mismatches": run.mismatches}
     except plans.SettingsError as error:

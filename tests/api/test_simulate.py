@@ -122,6 +122,30 @@ def test_using_the_sandbox_with_a_question_open_makes_it_open_book(app: Any, db:
     vid = study.next(session["id"])["question"]["variant_id"]
     ran = study.browser.post("/api/simulate", json={"requests": [
         {"id": "A", "prompt_len": 3, "max_tokens": 1}]})
-    assert ran.status_code == 200
+    assert ran.status_code == 200, ran.json
     answered = study.answer(vid, study.right_answer(vid)).json
     assert answered["correct"] is True and answered["closed_book"] is False
+
+
+def test_costly_replays_are_refused_once_their_cpu_budget_is_spent(app_config, connection):
+    """Few costly replays spend the sandbox's CPU budget as many cheap ones spend its
+    request count: a browser, and everyone together, get only their share of the machine."""
+    from quizsvc import create_app
+    from tests.support.browsers import ApiBrowser
+
+    app = create_app({**app_config, "SANDBOX_CPU_PER_BROWSER": "1/minute",
+                      "SANDBOX_CPU_FOR_ALL": "1000000/second"})
+    app.extensions["quizsvc.db"].bind_to_connection(connection)
+    spender, other = ApiBrowser(app), ApiBrowser(app)
+    assert spender.post("/api/simulate", json=SPLIT).status_code == 200  # spends >= 1 ms
+    refused = spender.post("/api/simulate", json=SPLIT)
+    assert refused.status_code == 429 and refused.json["reason"] == "sandbox_busy"
+    assert int(refused.headers["Retry-After"]) >= 1
+    last = other.post("/api/simulate", json=SPLIT)
+    assert last.status_code == 200, last.json
+
+    shared = create_app({**app_config, "SANDBOX_CPU_FOR_ALL": "1/minute"})
+    shared.extensions["quizsvc.db"].bind_to_connection(connection)
+    first, second = ApiBrowser(shared), ApiBrowser(shared)
+    assert first.post("/api/simulate", json=SPLIT).status_code == 200
+    assert second.post("/api/simulate", json=SPLIT).status_code == 429  # everyone's share

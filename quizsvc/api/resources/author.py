@@ -49,7 +49,7 @@ def require_author(view: Callable[..., Any]) -> Callable[..., Any]:
 class VariantPreview(MethodView):
     """A whole variant."""
 
-    decorators = (limiter.limit(author_limit, key_func=get_remote_address),)
+    decorators = [limiter.limit(author_limit, key_func=get_remote_address)]
 
     @blp.arguments(PreviewQuerySchema, location="query")
     @blp.response(200, description="the full variant, answer included")
@@ -64,7 +64,7 @@ class VariantPreview(MethodView):
 class BankExport(MethodView):
     """The bank's contents."""
 
-    decorators = (limiter.limit(author_limit, key_func=get_remote_address),)
+    decorators = [limiter.limit(author_limit, key_func=get_remote_address)]
 
     @blp.response(200, description="the bank's version, lessons and questions")
     @require_author

@@ -12,7 +12,7 @@ from quizsvc.api.blueprint import ApiBlueprint
 from quizsvc.api.schemas import ScenarioPlanSchema, ScenarioSchema, TraceSchema
 from quizsvc.http.arguments import SimulateQuerySchema, StrictSchema
 from quizsvc.http.context import current_context
-from quizsvc.http.limits import sandbox_limit
+from quizsvc.http.limits import sandbox_limit, sandbox_spending
 from quizsvc.study import sandbox, simulator
 
 blp = ApiBlueprint("simulate", __name__, url_prefix="/api",
@@ -31,7 +31,7 @@ SimulatorSettingsSchema = StrictSchema.from_dict(
 class Simulate(MethodView):
     """Replay scenarios."""
 
-    decorators = (sandbox_limit(),)
+    decorators = [sandbox_limit()]
 
     @blp.arguments(SimulateQuerySchema, location="query")
     @blp.arguments(ScenarioSchema)
@@ -42,13 +42,14 @@ class Simulate(MethodView):
     @blp.alt_response(200, schema=TraceSchema, description="the FORMAT.md trace of the scenario")
     @blp.alt_response(429, description="too many replays from this browser (Retry-After)")
     def post(self, query: dict[str, Any], _body: dict[str, Any]) -> Any:
-        """Replay a scenario (at most 16 requests, 200 steps, 4096-token prompts, 0.5 s CPU).
+        """Replay a scenario (at most 16 requests, 200 steps, 4096-token prompts, 0.25 s CPU).
 
         Returns what each step scheduled and who finished; ``detail=full`` adds every
         request's counters before and after each phase. Makes this learner's open
         closed-book questions open-book.
         """
-        return sandbox.simulate(current_context(), request.get_json(), query["detail"])
+        with sandbox_spending():
+            return sandbox.simulate(current_context(), request.get_json(), query["detail"])
 
 
 @blp.route("/simulator/plan")
