@@ -18,9 +18,11 @@ from typing import Any
 from quizsvc.bank import grading, numeric
 from quizsvc.bank.answer_key import AnswerKey
 from quizsvc.bank.errors import BankError, NotFound
+from quizsvc.bank.examples import WorkedExample, expand
 from quizsvc.bank.loader import BankContent, LessonEntry, QuestionEntry, read_content, text
 from quizsvc.bank.model import (
     AnswerInput,
+    GlossaryTerm,
     Grade,
     Lesson,
     Misconception,
@@ -81,6 +83,7 @@ class Bank:
         self.questions: dict[str, Question] = {k: v.question for k, v in content.questions.items()}
         self._cache: OrderedDict[tuple[str, int], Variant] = OrderedDict()
         self._lock = threading.Lock()
+        self._texts: dict[tuple[str, str, str], str] = {}
 
     def entry(self, question_id: str) -> QuestionEntry:
         """Return the loaded entry of a question, or raise ``NotFound``."""
@@ -96,18 +99,64 @@ class Bank:
         except (KeyError, TypeError):
             raise NotFound("lesson", "id", f"no lesson {str(lesson_id)[:80]!r}") from None
 
-    def questions_for(self, lesson_id: str) -> list[Question]:
-        """List a lesson's questions in lesson order: by section, then kind, then id."""
+    def teaching_order(self, lesson_id: str) -> list[Question]:
+        """List a lesson's questions in the order the lesson teaches what they test.
+
+        By section (lesson.yaml lists them in teaching order, the opening's worked examples
+        first), then by the position of the question's first rule in ``rules.yaml``, then by
+        kind (numeric questions, which make the learner compute a worked example, first),
+        then by id. A new learner's first questions are therefore those of the first sections.
+        """
         lesson = self.lesson_entry(lesson_id).lesson
         order = {section.id: index for index, section in enumerate(lesson.sections)}
+        rule_order = {rule.id: index for index, rule in enumerate(lesson.rules)}
         chosen = [q for q in self.questions.values() if q.lesson == lesson_id]
-        return sorted(chosen, key=lambda q: (order[q.section], KIND_ORDER[q.kind], q.id))
+
+        def key(q: Question) -> tuple[int, int, int, str]:
+            first = rule_order.get(q.rules[0], len(rule_order)) if q.rules else len(rule_order)
+            return (order[q.section], first, KIND_ORDER[q.kind], q.id)
+
+        return sorted(chosen, key=key)
+
+    def questions_for(self, lesson_id: str) -> list[Question]:
+        """List a lesson's questions in teaching order (see ``teaching_order``)."""
+        return self.teaching_order(lesson_id)
 
     def lesson_text(self, lesson_id: str, lang: str) -> str:
-        """Return the lesson's markdown in ``lang``, falling back to Chinese (the original)."""
-        entry = self.lesson_entry(lesson_id)
-        path = entry.texts.get(lang, entry.texts["zh"])
-        return path.read_text(encoding="utf-8")
+        """Return the lesson's markdown in ``lang`` (falling back to Chinese, the original),
+        with its worked examples and quotes filled in from the ledger's replays."""
+        return self._text(lesson_id, lang, "lesson")
+
+    def reference_text(self, lesson_id: str, lang: str) -> str:
+        """Return the quick-reference page's markdown in ``lang`` ("" if the lesson has none)."""
+        return self._text(lesson_id, lang, "reference")
+
+    def glossary(self, lesson_id: str) -> tuple[GlossaryTerm, ...]:
+        """Return the lesson's glossary terms, in the file's order."""
+        return self.lesson_entry(lesson_id).lesson.glossary
+
+    def example(self, example_id: str) -> WorkedExample:
+        """Return a worked example of any lesson by id, or raise ``NotFound``."""
+        for entry in self._lessons.values():
+            if example_id in entry.examples:
+                return entry.examples[example_id]
+        raise NotFound("example", "id", f"no worked example {str(example_id)[:80]!r}")
+
+    def rule_link(self, lesson_id: str, rule_id: str) -> str:
+        """Return the lesson page address of a rule's heading."""
+        return f"/lessons/{lesson_id}#rule-{rule_id}"
+
+    def _text(self, lesson_id: str, lang: str, which: str) -> str:
+        key = (lesson_id, lang, which)
+        cached = self._texts.get(key)
+        if cached is None:
+            entry = self.lesson_entry(lesson_id)
+            files = entry.texts if which == "lesson" else entry.reference
+            path = files.get(lang, files.get("zh"))
+            raw = path.read_text(encoding="utf-8") if path else ""
+            cached = expand(raw, entry.examples, "en" if lang == "en" else "zh")
+            self._texts[key] = cached
+        return cached
 
     def misconception_names(self, lesson_id: str) -> dict[str, Text]:
         """Return the names of a lesson's catalogued wrong models, by id."""
@@ -163,14 +212,21 @@ class Bank:
         )
 
     def make_variant(self, entry: QuestionEntry, seed: int) -> Variant:
-        """Build a variant without the cache (the benchmark and the check use this)."""
+        """Build a variant without the cache (the benchmark and the check use this).
+
+        A choice, multi or order question draws one of its forms from the seed's random
+        stream (and, for a pool, the options it shows), then shuffles what it shows; the
+        variant is graded from that form's own answer.
+        """
         question = entry.question
+        link_to = f"rule-{question.rules[0]}" if question.rules else question.section
         common = {
             "question_id": question.id,
             "seed": seed,
             "bank_version": self.version,
             "kind": question.kind,
-            "lesson_link": f"/lessons/{question.lesson}#{question.section}",
+            "lesson_link": f"/lessons/{question.lesson}#{link_to}",
+            "rules": question.rules,
         }
         if question.kind is QuestionKind.NUMERIC:
             return self._numeric_variant(entry, seed, common)
@@ -178,39 +234,50 @@ class Bank:
         rng = random.Random(f"{question.id}|{seed}")
         names = self.misconception_names(question.lesson)
         if question.kind in (QuestionKind.CHOICE, QuestionKind.ANCHOR, QuestionKind.MULTI):
-            options = list(spec["options"])
+            index, form = pick_form(spec["forms"], rng)
+            pool = list(form["options"])
+            if question.kind is QuestionKind.MULTI and form.get("draw"):
+                pool = draw_pool(pool, set(form["answer"]), form["draw"], rng)
+            shown_ids = {o["id"] for o in pool}
+            options = list(pool)
             rng.shuffle(options)
-            answer: Any = spec["answer"]
+            answer: Any = form["answer"]
             if question.kind is QuestionKind.MULTI:
-                answer = [o["id"] for o in spec["options"] if o["id"] in set(spec["answer"])]
+                answer = [o["id"] for o in pool if o["id"] in set(form["answer"])]
             wrong = tuple(
                 Misconception(o["misconception"], names[o["misconception"]], o["id"])
-                for o in spec["options"]
-                if o["misconception"]
+                for o in pool
+                if o["misconception"] and o["id"] in shown_ids
             )
             input_type = "multi" if question.kind is QuestionKind.MULTI else "choice"
             return Variant(
-                prompt=text(spec["prompt"]),
+                prompt=text(form["prompt"]),
                 params={},
                 input=AnswerInput(input_type, options=_options(options)),
                 answer=answer,
-                solution=text(spec["solution"]),
+                solution=text(form["solution"]),
                 misconceptions=wrong,
+                form=index,
                 **common,
             )
         if question.kind is QuestionKind.ORDER:
-            items = list(spec["items"])
+            index, form = pick_form(spec["forms"], rng)
+            items = list(form["items"])
+            if form.get("draw"):
+                keep = set(rng.sample(range(len(items)), form["draw"]))
+                items = [item for i, item in enumerate(items) if i in keep]
             shown = list(items)
             for _ in range(16):  # a shuffle that happens to be the answer teaches nothing
                 rng.shuffle(shown)
                 if shown != items:
                     break
             return Variant(
-                prompt=text(spec["prompt"]),
+                prompt=text(form["prompt"]),
                 params={},
                 input=AnswerInput("order", length=len(items), options=_options(shown)),
                 answer=[item["id"] for item in items],
-                solution=text(spec["solution"]),
+                solution=text(form["solution"]),
+                form=index,
                 **common,
             )
         if question.kind is QuestionKind.FLASHCARD:
@@ -279,6 +346,22 @@ class Bank:
             extra={"draw": dict(draw.params), "step": build.step, "attempts": draw.attempts},
             **common,
         )
+
+
+def pick_form(forms: list[dict[str, Any]], rng: random.Random) -> tuple[int, dict[str, Any]]:
+    """Draw one authored form (a question written once has exactly one)."""
+    index = rng.randrange(len(forms)) if len(forms) > 1 else 0
+    return index, forms[index]
+
+
+def draw_pool(options: list[dict[str, Any]], right: set[str], draw: dict[str, int],
+              rng: random.Random) -> list[dict[str, Any]]:
+    """Draw ``draw["right"]`` right and ``draw["wrong"]`` wrong options from a pool, in pool
+    order (the caller shuffles what is shown)."""
+    good = [i for i, o in enumerate(options) if o["id"] in right]
+    bad = [i for i, o in enumerate(options) if o["id"] not in right]
+    keep = set(rng.sample(good, draw["right"])) | set(rng.sample(bad, draw["wrong"]))
+    return [o for i, o in enumerate(options) if i in keep]
 
 
 def localised(values: dict[str, Any], lang: str) -> dict[str, Any]:
