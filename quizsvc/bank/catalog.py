@@ -55,11 +55,24 @@ def ledger_replay(
     return replay(scenario)
 
 
-def ledger_explain(trace: dict[str, Any], step: int, lang: str) -> list[str]:
-    """Return the ledger's worked-solution lines for one step of a trace."""
-    from quizsvc.ledger.explain import explain_step
+def ledger_solution(trace: dict[str, Any], step: int, lang: str,
+                    focus: tuple[str, ...] = ()) -> str:
+    """Return the ledger's worked solution (markdown) for one step of a trace."""
+    from quizsvc.ledger.explain import worked_solution
 
-    return explain_step(trace, step=step, lang=lang)
+    return worked_solution(trace, step, lang, focus)
+
+
+def focus_of(build: numeric.Build) -> tuple[str, ...]:
+    """Return the request ids a numeric question asks about (read from its answer refs)."""
+    found: list[str] = []
+    for ref in build.refs:
+        path = ref.path
+        rid = path[1] if path[:1] == ("requests",) else path[2] if path[:2] == (
+            "schedule", "limits") else None
+        if rid is not None and rid not in found:
+            found.append(rid)
+    return tuple(found)
 
 
 def check_seed(seed: Any) -> int:
@@ -313,10 +326,10 @@ class Bank:
                 ) from None
         solution = {}
         for lang in ("zh", "en"):
-            lines = ledger_explain(draw.trace, draw.build.step, lang)
+            worked = ledger_solution(draw.trace, draw.build.step, lang, focus_of(draw.build))
             values = localised(draw.display, lang)
             intro = spec["solution"][lang].format_map(values) if spec["solution"] else ""
-            solution[lang] = "\n".join([intro, *lines] if intro else lines)
+            solution[lang] = f"{intro}\n\n{worked}" if intro else worked
         names = self.misconception_names(entry.question.lesson)
         declared = spec["misconceptions"]
         undeclared = sorted(set(draw.wrong) - set(declared))
