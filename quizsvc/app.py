@@ -118,6 +118,7 @@ def register_web(app: Flask) -> None:
             raise
         return
     app.register_blueprint(views.bp)
+    app.register_blueprint(importlib.import_module("quizsvc.web.reference").bp)
 
 
 def serving_app() -> Flask:

@@ -15,10 +15,13 @@ from typing import Any
 from quizsvc.web.markup import Block, render_blocks
 from quizsvc.web.text import say
 
-# The lesson's two worked examples, reproduced by the simulator's presets.
-SECTION_PRESETS: dict[str, str] = {
-    "mixed-step": "mixed-161",
-    "spec-rollback": "spec-11-10-3",
+# The opening page's two worked examples (by heading, zh and en), reproduced by the
+# simulator's presets; the teaching sections' examples carry their own simulator links.
+HEADING_PRESETS: dict[str, str] = {
+    "普通混合调度手算": "mixed-161",
+    "Worked by hand: an ordinary mixed step": "mixed-161",
+    "投机例子:4已经包含3个draft": "spec-11-10-3",
+    "Speculative example: the 4 already contains the 3 drafts": "spec-11-10-3",
 }
 
 
@@ -39,14 +42,15 @@ def _normal(text: str) -> str:
 
 def lesson_parts(markdown: str, sections: Sequence[Any], lang: str, title: str
                  ) -> list[LessonPart]:
-    """Split the lesson text at its headings and attach each section to its heading.
+    """Split the lesson text at its top two heading levels and attach each section to its heading.
 
     A heading that repeats the lesson's title is dropped (the page shows the title itself);
-    sections whose heading is not in the text are gathered in a last part without a heading.
+    deeper headings (a rule's, anchored ``#rule-<id>``) stay inside their part; sections whose
+    heading is not in the text are gathered in a last part without a heading.
     """
     raw: list[tuple[Block | None, list[Block]]] = [(None, [])]
     for block in render_blocks(markdown):
-        if block.kind == "heading":
+        if block.kind == "heading" and block.level <= 2:
             if _normal(block.text) == _normal(title):
                 continue
             raw.append((block, []))
@@ -66,11 +70,12 @@ def lesson_parts(markdown: str, sections: Sequence[Any], lang: str, title: str
                         heading.text):
                     mine.append(section)
                     placed.add(section.id)
+        preset = HEADING_PRESETS.get(heading.text) if heading is not None else None
         parts.append(LessonPart(
             heading=heading,
             blocks=tuple(blocks),
             sections=tuple(mine),
-            presets=tuple(SECTION_PRESETS[s.id] for s in mine if s.id in SECTION_PRESETS),
+            presets=(preset,) if preset else (),
             simulator=heading is not None and _normal(heading.text) == simulator_heading,
         ))
     rest = tuple(s for s in sections if s.id not in placed)
@@ -101,3 +106,35 @@ def source_anchors(questions: Iterable[Any]) -> list[AnchorRow]:
         for (file, function, lines), qs in sorted(found.items(), key=lambda kv: (
             kv[0][0], kv[0][2], kv[0][1]))
     ]
+
+
+def example_run(bank: Any, example_id: str) -> dict[str, Any]:
+    """Replay a lesson's worked example for the simulator page (``/simulator?example=<id>``).
+
+    The examples whose state the simulator's form cannot express (prefix caching, priority,
+    max_tokens, several prefills...) open their own scenario this way; the page draws its steps
+    with the simulator's own rules, the example's step as the target.
+    """
+    from quizsvc.bank.errors import NotFound
+    from quizsvc.ledger import replay
+    from quizsvc.web import simulator as sim
+
+    finder = getattr(bank, "example", None)
+    try:
+        example = finder(example_id) if finder else None
+    except NotFound:
+        example = None
+    if example is None:
+        raise sim.SettingsError("example", f"no worked example {example_id[:80]!r}")
+    trace = replay(example.scenario)
+    # The page reads the token budget from the plan's config; a scenario may leave it implicit.
+    scenario = {**example.scenario, "config": {
+        **example.scenario.get("config", {}),
+        "max_num_scheduled_tokens": trace["effective_config"]["max_num_scheduled_tokens"]}}
+    plan = sim.ScenarioPlan(scenario, example.step, (), {})
+    return {
+        "plan": plan,
+        "steps": sim.step_views(trace, plan),
+        "mismatches": [],
+        "example": example,
+    }

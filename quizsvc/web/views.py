@@ -24,7 +24,7 @@ from quizsvc.errors import Invalid, ServiceError
 from quizsvc.review.calibration import RATING_LABELS
 from quizsvc.web import simulator as sim
 from quizsvc.web.forms import FormError, answer_from_form, position_field, vector_field
-from quizsvc.web.lesson import lesson_parts, source_anchors
+from quizsvc.web.lesson import example_run, lesson_parts, source_anchors
 from quizsvc.web.reasons import REASONS_ZH, reason_in
 from quizsvc.web.text import LANGS, UI, field_label, pick_lang, say
 
@@ -37,6 +37,9 @@ bp = Blueprint(
 )
 
 LANG_COOKIE = "lang"
+# Blueprints whose pages share this chrome (language, navigation): these views and the
+# lesson's reference pages (quizsvc.web.reference).
+PAGE_BLUEPRINTS = frozenset({"web", "lesson_pages"})
 
 
 def current_lang() -> str:
@@ -69,7 +72,7 @@ def url_with(**changes: str | None) -> str:
 @bp.app_context_processor
 def page_globals() -> dict[str, Any]:
     """Give every template its language, the text helper and the navigation."""
-    if request.blueprint != "web":
+    if request.blueprint not in PAGE_BLUEPRINTS:
         return {}
     lang = current_lang()
     other = "en" if lang == "zh" else "zh"
@@ -430,12 +433,16 @@ def simulator() -> tuple[str, int]:
     run is shareable and the no-JavaScript page needs no CSRF token.
     """
     form = {k: v for k, v in request.args.to_dict(flat=True).items() if k != "lang"}
+    example_id = form.pop("example", None)  # a lesson's worked example, replayed as written
     errors: dict[str, str] = {}
     result: dict[str, Any] | None = None
     settings = None
     try:
-        settings = sim.parse_settings(form)
-        result = run_simulation(settings)
+        if example_id is not None:
+            result = example_run(current_context().bank, example_id)
+        else:
+            settings = sim.parse_settings(form)
+            result = run_simulation(settings)
     except sim.SettingsError as error:
         errors[error.field] = error.reason
     return render_template(
