@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import random
+import string
 import threading
 from collections import OrderedDict
 from pathlib import Path
@@ -319,7 +320,7 @@ class Bank:
         for lang in ("zh", "en"):
             values = localised(shown, lang)
             try:
-                prompt[lang] = spec["prompt"][lang].format_map(values)
+                prompt[lang] = PROMPT_FORMAT.vformat(spec["prompt"][lang], (), values)
             except (KeyError, IndexError, ValueError) as error:
                 raise BankError(
                     str(entry.path), f"prompt.{lang}", f"cannot fill: {error!r}"
@@ -328,7 +329,8 @@ class Bank:
         for lang in ("zh", "en"):
             worked = ledger_solution(draw.trace, draw.build.step, lang, focus_of(draw.build))
             values = localised(draw.display, lang)
-            intro = spec["solution"][lang].format_map(values) if spec["solution"] else ""
+            intro = PROMPT_FORMAT.vformat(spec["solution"][lang], (), values) if spec[
+                "solution"] else ""
             solution[lang] = f"{intro}\n\n{worked}" if intro else worked
         names = self.misconception_names(entry.question.lesson)
         declared = spec["misconceptions"]
@@ -359,6 +361,25 @@ class Bank:
             extra={"draw": dict(draw.params), "step": build.step, "attempts": draw.attempts},
             **common,
         )
+
+
+class CountFormatter(string.Formatter):
+    """Format prompt templates, writing ``{n:token|tokens}`` as "1 token" or "3 tokens".
+
+    English nouns must agree with the numbers a generator draws ("1 request", never
+    "1 requests"); a field whose format spec holds ``singular|plural`` gets the number and the
+    right noun. Every other field formats as ``str.format`` would.
+    """
+
+    def format_field(self, value: Any, format_spec: str) -> str:
+        """Write a count with its noun, or fall back to the usual formatting."""
+        if "|" in format_spec and isinstance(value, int) and not isinstance(value, bool):
+            singular, plural = format_spec.split("|", 1)
+            return f"{value} {singular if value == 1 else plural}"
+        return super().format_field(value, format_spec)
+
+
+PROMPT_FORMAT = CountFormatter()
 
 
 def pick_form(forms: list[dict[str, Any]], rng: random.Random) -> tuple[int, dict[str, Any]]:

@@ -63,6 +63,13 @@ NOT_TERMS = frozenset({"OK", "ID", "IDS", "CPU", "GPU", "API", "JSON", "URL", "H
 DEBUG_TEXT = re.compile(
     r"\{'|\['|\{\"|\": |SPEC\b|§|\bgolden\b|\btrace\.json\b|\bs\d\d_[a-z_]+\.py\b"
 )
+# An English count that disagrees with its noun ("1 requests").
+ONE_PLURAL = re.compile(
+    r"(?<![\d.])(?<![+−-] )1 "
+    r"(?:requests|tokens|drafts|blocks|outputs|steps|entries|seats|positions)\b"
+)
+# Template fields and file names are not terms: ``{running_names}``, ``scheduler.py``.
+NOT_TEXT = re.compile(r"\{[A-Za-z_]\w*(?::[^}]*)?\}|\b\w+\.py\b")
 
 
 @dataclass(frozen=True)
@@ -90,6 +97,7 @@ def question_texts(question_id: str, spec: dict) -> Iterator[LearnerText]:
 
 def code_terms(body: str) -> set[str]:
     """Return the code-like names in ``body``: each part of a dotted name counts on its own."""
+    body = NOT_TEXT.sub(" ", body)
     found: set[str] = set()
     for match in DOTTED.finditer(body):
         for part in match.group(0).split("."):
@@ -116,15 +124,32 @@ def missing_terms(texts: Iterable[LearnerText], glossary_terms: set[str]) -> dic
 
 
 def debug_text(texts: Iterable[LearnerText]) -> list[str]:
-    """Return a problem for every learner-facing text that reads like a debug log."""
+    """Return a problem for every learner-facing text that reads like a debug log, or whose
+    English counts disagree with their nouns."""
     problems = []
+    seen: set[tuple[str, str, str]] = set()  # one report per question, language and finding
     for item in texts:
         for lang in ("zh", "en"):
             found = DEBUG_TEXT.search(item.text.get(lang))
-            if found:
+            if found and (item.question_id, lang, found.group(0)) not in seen:
+                seen.add((item.question_id, lang, found.group(0)))
                 problems.append(f"{item.question_id} {item.where}.{lang}: reads like a debug log "
                                 f"({found.group(0)!r}); write it for a learner")
+        wrong = ONE_PLURAL.search(item.text.en)
+        if wrong and (item.question_id, "en", wrong.group(0)) not in seen:
+            seen.add((item.question_id, "en", wrong.group(0)))
+            problems.append(f"{item.question_id} {item.where}.en: {wrong.group(0)!r}: the noun "
+                            "must agree with its number")
     return problems
+
+
+def variant_texts(variant) -> Iterator[LearnerText]:
+    """Yield the texts a learner reads of one built variant: prompt, options, solution."""
+    where = f"seed {variant.seed}"
+    yield LearnerText(variant.question_id, f"{where} prompt", variant.prompt)
+    yield LearnerText(variant.question_id, f"{where} solution", variant.solution)
+    for option in variant.input.options:
+        yield LearnerText(variant.question_id, f"{where} option {option.id}", option.text)
 
 
 def sections_of(markdown: str) -> dict[str, str]:

@@ -34,6 +34,7 @@ from typing import Any
 
 from quizsvc.bank import pointer
 from quizsvc.bank.errors import BankError, Redraw
+from quizsvc.bank.model import Text
 
 MAX_ATTEMPTS = 64
 ANSWER_PHASES = ("before_schedule", "after_schedule", "after_update")
@@ -435,3 +436,26 @@ def scenario(
     if aborts:
         body["aborts"] = {str(step): value for step, value in sorted(aborts.items())}
     return body
+
+
+def ordinal(number: int) -> str:
+    """Write an English ordinal (1st, 2nd, 3rd, 4th, 11th...) for "the 2nd token"."""
+    if 10 <= number % 100 <= 20:
+        return f"{number}th"
+    return f"{number}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(number % 10, 'th')}"
+
+
+def running_list(state: list[tuple[str, int, int]], labels: dict[str, str] | None = None) -> Text:
+    """Describe a running list for a prompt: each request's C and the blocks it holds.
+
+    ``state`` holds (request id, C, blocks held) in running-list order; ``labels`` adds a
+    per-request note (e.g. its priority). The English noun agrees with the block count.
+    """
+    labels = labels or {}
+    zh, en = [], []
+    for rid, computed, held in state:
+        extra = labels.get(rid, "")
+        zh.append(f"{rid}（{extra + '，' if extra else ''}C={computed}，持有 {held} 块）")
+        blocks = "block" if held == 1 else "blocks"
+        en.append(f"{rid} ({extra + ', ' if extra else ''}C={computed}, {held} {blocks})")
+    return Text("、".join(zh), ", ".join(en))

@@ -25,6 +25,14 @@ BOUND_NAMES: dict[str, dict[str, str]] = {
 }
 
 
+# How a worked solution names the phase that made a ledger change.
+PHASE_NAMES: dict[str, dict[str, str]] = {
+    "schedule": {"en": "schedule", "zh": "调度"},
+    "after_schedule": {"en": "dispatch", "zh": "派发"},
+    "update": {"en": "output update", "zh": "输出更新"},
+    "drafts": {"en": "drafts", "zh": "草稿"},
+}
+
 # Chinese renderings of the scheduler's notes (which it records in English).
 NOTE_PATTERNS_ZH: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(pattern), template)
@@ -288,7 +296,8 @@ def explain_step(trace: dict[str, Any], step: int, lang: str = "en") -> list[str
         arrow = ""
         if change.before is not None or change.after is not None:
             arrow = f" {change.before} -> {change.after}"
-        lines.append(f"  [{change.phase}] {change.request_id}.{change.field}{arrow}: {change.why}")
+        phase = PHASE_NAMES.get(change.phase, {}).get(lang, change.phase)
+        lines.append(f"  [{phase}] {change.request_id}.{change.field}{arrow}: {change.why}")
     update = record.get("update")
     if update is not None and update.get("finished_ids"):
         reasons = listing(update["finish_reasons"], lang)

@@ -35,6 +35,7 @@ def describe(ctx):
         "L": ctx.trace["effective_config"]["num_lookahead_tokens"],
         "bs": ctx.p["block_size"],
         "P": ctx.p["prompt"],
+        "mml": ctx.trace["effective_config"]["max_model_len"],
     }
 
 

@@ -8,11 +8,13 @@ step from whole-block arithmetic; ``describe`` checks the trace agrees (else: re
 """
 
 from quizsvc.bank.errors import Redraw
+from quizsvc.bank.model import Text
 from quizsvc.bank.numeric import (
     Build,
     blocks_for,
     first_kv_shortage,
     request,
+    running_list,
     scenario,
     scheduled,
     step_field,
@@ -63,13 +65,6 @@ def running_state(ctx):
     return state
 
 
-def label(ctx, rid):
-    """Name a request with its priority under the priority policy."""
-    if ctx.p["policy"] == "priority":
-        return f"{rid}(priority={ctx.p[f'priority_{NAMES.index(rid) + 1}']}"
-    return f"{rid}("
-
-
 def describe(ctx):
     """Show the pool and the running list; check the shortage preempts in this very step."""
     if not ctx.step()["schedule"]["preempted_ids"]:
@@ -78,15 +73,18 @@ def describe(ctx):
     free = ctx.step(ctx.build.step - 1)["kv_free_blocks"]
     if tuple(rid for rid, _, _ in state) != ctx.build.labels[:-1]:
         raise Redraw("the running order differs from the predicted admission order")
-    separator = ", " if ctx.p["policy"] == "priority" else ""
+    priority = ctx.p["policy"] == "priority"
+    labels = {rid: f"priority={ctx.p[f'priority_{NAMES.index(rid) + 1}']}" for rid, _, _ in state
+              } if priority else {}
     return {
         "policy": ctx.p["policy"],
+        "policy_note": Text("（数值越小优先级越高）", " (a lower value is more important)")
+        if priority else Text("", ""),
+        "mml": ctx.trace["effective_config"]["max_model_len"],
         "bs": BLOCK,
         "usable": ctx.trace["effective_config"]["num_gpu_blocks"] - 1,
         "free": free,
-        "state": ", ".join(
-            f"{label(ctx, rid)}{separator}C={c}, {held} blocks)" for rid, c, held in state
-        ),
+        "state": running_list(state, labels),
         "order": ", ".join(rid for rid, _, _ in state),
     }
 

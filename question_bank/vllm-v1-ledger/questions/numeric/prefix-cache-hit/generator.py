@@ -67,9 +67,10 @@ def describe(ctx):
         "X_len": x_len,
         "Y_len": y_len,
         "shared": shared,
-        "tail": Text(f",其后 {new} 个 token 与 X 不同", f", followed by {new} tokens unlike X's")
+        "tail": Text(f"，其后 {new} 个 token 与 X 不同",
+                     f", followed by {new} {'token' if new == 1 else 'tokens'} unlike X's")
         if new
-        else Text("(Y 就是 X 开头的一段)", " (Y is an initial stretch of X)"),
+        else Text("（Y 就是 X 开头的一段）", " (Y is an initial stretch of X)"),
     }
 
 
