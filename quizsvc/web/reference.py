@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from flask import Blueprint, render_template, url_for
+from markupsafe import Markup
 
 from quizsvc.api.identity import current_context
 from quizsvc.api.services import catalog
@@ -47,6 +48,12 @@ def page_text(key: str, lang: str) -> str:
     """Return one of the pages' own words in ``lang``."""
     zh, en = PAGE_TEXT[key]
     return en if lang == "en" else zh
+
+
+@bp.app_template_filter("markdown")
+def markdown_filter(source: Any) -> Markup:
+    """Render bank markdown (a worked solution: prose, a table, the folded trace) for a page."""
+    return render_markdown(str(source or ""))
 
 
 @bp.app_template_global("lesson_pages")
