@@ -112,10 +112,7 @@ class LessonSchema(StrictSchema):
         if "zh" not in data["text"]:
             raise ValidationError("the Chinese text (zh) is required", "text")
         for key in ("sections", "misconceptions"):
-            ids = [item["id"] for item in data[key]]
-            duplicates = sorted({i for i in ids if ids.count(i) > 1})
-            if duplicates:
-                raise ValidationError(f"duplicate ids {duplicates}", key)
+            _no_duplicates([item["id"] for item in data[key]], key)
 
 
 class RuleSchema(StrictSchema):

@@ -128,29 +128,29 @@ def cited_ranges(body):
             yield name, int(first), int(last or first)
 
 
-@needs_source
-def test_every_line_citation_in_the_texts_exists_in_the_cited_file(bank):
+def citations_past_their_file(bodies):
+    """Return (problems, citations seen) over ``(where, text)`` pairs."""
     problems = []
     cited = 0
-    for question_id, text in texts(bank):
-        for body in (text.zh, text.en):
-            for name, first, last in cited_ranges(body):
-                cited += 1
-                if last > length(SHORT_NAMES[name]) or first > last:
-                    problems.append(f"{question_id}: {name}:{first}-{last} is not in the file")
+    for where, body in bodies:
+        for name, first, last in cited_ranges(body):
+            cited += 1
+            if last > length(SHORT_NAMES[name]) or first > last:
+                problems.append(f"{where}: {name}:{first}-{last} is not in the file")
+    return problems, cited
+
+
+@needs_source
+def test_every_line_citation_in_the_texts_exists_in_the_cited_file(bank):
+    bodies = ((qid, body) for qid, text in texts(bank) for body in (text.zh, text.en))
+    problems, cited = citations_past_their_file(bodies)
     assert problems == []
     assert cited > 50
 
 
 @needs_source
 def test_every_citation_in_the_lesson_and_reference_exists_in_the_cited_file(bank):
-    problems = []
-    cited = 0
-    for where, body in lesson_texts(bank):
-        for name, first, last in cited_ranges(body):
-            cited += 1
-            if last > length(SHORT_NAMES[name]) or first > last:
-                problems.append(f"{where}: {name}:{first}-{last} is not in the file")
+    problems, cited = citations_past_their_file(lesson_texts(bank))
     assert problems == []
     assert cited > 100
 
