@@ -19,7 +19,7 @@ from typing import Any
 from quizsvc.bank import grading, numeric
 from quizsvc.bank.answer_key import AnswerKey
 from quizsvc.bank.errors import BankError, NotFound
-from quizsvc.bank.examples import WorkedExample, expand
+from quizsvc.bank.examples import WorkedExample
 from quizsvc.bank.loader import BankContent, LessonEntry, QuestionEntry, read_content, text
 from quizsvc.bank.model import (
     AnswerInput,
@@ -97,7 +97,6 @@ class Bank:
         self.questions: dict[str, Question] = {k: v.question for k, v in content.questions.items()}
         self._cache: OrderedDict[tuple[str, int], Variant] = OrderedDict()
         self._lock = threading.Lock()
-        self._texts: dict[tuple[str, str, str], str] = {}
 
     def entry(self, question_id: str) -> QuestionEntry:
         """Return the loaded entry of a question, or raise ``NotFound``."""
@@ -163,16 +162,8 @@ class Bank:
         return f"/lessons/{lesson_id}#rule-{rule_id}"
 
     def _text(self, lesson_id: str, lang: str, which: str) -> str:
-        key = (lesson_id, lang, which)
-        cached = self._texts.get(key)
-        if cached is None:
-            entry = self.lesson_entry(lesson_id)
-            files = entry.texts if which == "lesson" else entry.reference
-            path = files.get(lang, files.get("zh"))
-            raw = path.read_text(encoding="utf-8") if path else ""
-            cached = expand(raw, entry.examples, "en" if lang == "en" else "zh")
-            self._texts[key] = cached
-        return cached
+        pages = self.lesson_entry(lesson_id).pages.get(which, {})
+        return pages.get(lang, pages.get("zh", ""))
 
     def misconception_names(self, lesson_id: str) -> dict[str, Text]:
         """Return the names of a lesson's catalogued wrong models, by id."""

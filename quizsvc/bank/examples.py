@@ -6,9 +6,10 @@ ledger, never from the author's arithmetic. Texts quote the replay in two ways:
 ``{{example <id>}}`` on a line of its own
     is replaced by the example's setting, a table of the asked step (one row per request,
     the columns the example names) and a link that opens the same scenario in the simulator.
-``{{<id>.<who>.<field>}}`` (optionally ``@<step>``)
+``{{<id>.<who>.<field>}}`` (optionally ``@<step>``, and ``:noun|nouns`` for an English count)
     is replaced by one value: ``who`` is a request id (fields in ``REQUEST_FIELDS``),
-    ``step`` (``STEP_FIELDS``) or ``config`` (any key of the trace's ``effective_config``).
+    ``step`` (``STEP_FIELDS``) or ``config`` (any key of the trace's ``effective_config``);
+    ``{{x.A.n:token|tokens}}`` writes "1 token" or "4 tokens".
 
 A question can quote its own scenarios the same way (its ``scenarios`` field), so the numbers
 in a choice question's statements come from the ledger too. An unknown example, request or
@@ -27,7 +28,8 @@ from quizsvc.bank.model import Text
 
 SIMULATOR_PATH = "/simulator"
 QUOTE = re.compile(
-    r"\{\{([a-z0-9]+(?:-[a-z0-9]+)*)\.([A-Za-z0-9_]+)\.([A-Za-z0-9_]+)(?:@(\d+))?\}\}"
+    r"\{\{([a-z0-9]+(?:-[a-z0-9]+)*)\.([A-Za-z0-9_]+)\.([A-Za-z0-9_]+)(?:@(\d+))?"
+    r"(?::([^|{}]+)\|([^|{}]+))?\}\}"
 )
 BLOCK = re.compile(r"^\{\{example ([a-z0-9]+(?:-[a-z0-9]+)*)\}\}[ \t]*$", re.MULTILINE)
 ANY_BRACES = re.compile(r"\{\{.*?\}\}")
@@ -311,6 +313,8 @@ class Quotes:
             raw = self.value(match.group(1), match.group(2), match.group(3), step)
             if match.group(3) == "bound" and isinstance(raw, str):
                 return BOUND_NAMES.get(raw, (raw, raw))[0 if lang == "zh" else 1]
+            if match.group(5) and isinstance(raw, int):  # {{x.A.n:token|tokens}}: "1 token"
+                return f"{raw} {match.group(5) if raw == 1 else match.group(6)}"
             return show(raw, lang)
 
         filled = QUOTE.sub(one, text)
@@ -389,7 +393,7 @@ def block(example: WorkedExample, lang: str) -> str:
     """Render ``{{example <id>}}``: the setting, the step's table and the simulator link."""
     zh = lang == "zh"
     if zh:
-        caption = f"**例：**{example.setting.zh}（账本重放的第 {example.step} 步）"
+        caption = f"**例**：{example.setting.zh}（账本重放的第 {example.step} 步）"
         link = f"[在模拟器中打开这个例子]({example.simulator_link()})"
     else:
         caption = f"**Example:** {example.setting.en} (step {example.step} of the ledger's replay)"

@@ -67,7 +67,9 @@ class LessonEntry:
     """A loaded lesson: where its texts live, its misconceptions and its worked examples.
 
     ``texts`` and ``reference`` map a language to the markdown file; ``examples`` are the
-    replayed worked examples by id, which the lesson's texts quote.
+    replayed worked examples by id, which the lesson's texts quote; ``pages`` holds the texts
+    with their examples and quotes filled in (``"lesson"`` / ``"reference"`` -> language ->
+    markdown), filled when the bank loads so a broken quote fails the load, not a page.
     """
 
     lesson: Lesson
@@ -76,6 +78,7 @@ class LessonEntry:
     misconceptions: dict[str, MisconceptionInfo]
     reference: dict[str, Path] = field(default_factory=dict)
     examples: dict[str, WorkedExample] = field(default_factory=dict)
+    pages: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def quotes(self, local: dict[str, tuple[dict[str, Any], int]] | None = None) -> Quotes:
         """Return the quotable replays: the lesson's examples, plus a question's own ones."""
@@ -263,8 +266,17 @@ def read_lesson(directory: Path) -> LessonEntry:
         m["id"]: MisconceptionInfo(m["id"], text(m["name"]), text(m["rule"]))
         for m in data["misconceptions"]
     }
-    return LessonEntry(lesson, directory, texts, misconceptions, reference,
-                       read_examples(directory, rules))
+    worked = read_examples(directory, rules)
+    pages: dict[str, dict[str, str]] = {}
+    for page, files in (("lesson", texts), ("reference", reference)):
+        key = "text" if page == "lesson" else "reference"
+        for lang, text_path in files.items():
+            try:
+                pages.setdefault(page, {})[lang] = examples.expand(
+                    text_path.read_text(encoding="utf-8"), worked, lang)
+            except QuoteError as error:
+                raise BankError(str(text_path), f"{key}.{lang}", str(error)) from None
+    return LessonEntry(lesson, directory, texts, misconceptions, reference, worked, pages)
 
 
 def question_files(directory: Path) -> list[tuple[Path, str]]:

@@ -198,3 +198,11 @@ def test_a_glossary_term_must_name_a_known_rule_and_flashcard(tiny_bank):
     with pytest.raises(BankError) as caught:
         read_bank(tiny_bank)
     assert caught.value.field == "terms.0.rule"
+
+
+def test_a_broken_quote_in_the_lesson_text_fails_the_load_not_a_page(tiny_bank):
+    text = tiny_bank / LESSON / "lesson.zh.md"
+    text.write_text(text.read_text(encoding="utf-8") + "\n{{nowhere.A.n}}\n", encoding="utf-8")
+    with pytest.raises(BankError) as caught:
+        read_bank(tiny_bank)
+    assert caught.value.field == "text.zh" and "nowhere" in caught.value.reason
