@@ -22,6 +22,7 @@ from quizsvc.bank.errors import BankError, NotFound
 from quizsvc.bank.examples import WorkedExample
 from quizsvc.bank.loader import BankContent, LessonEntry, QuestionEntry, read_content, text
 from quizsvc.bank.model import (
+    GRADED,
     AnswerInput,
     GlossaryTerm,
     Grade,
@@ -116,20 +117,22 @@ class Bank:
         """List a lesson's questions in the order the lesson teaches what they test.
 
         By section (lesson.yaml lists them in teaching order, the opening's worked examples
-        first); inside a section the numeric questions first (they make the learner compute
-        the section's worked example again, with new numbers), then by the position of the
-        question's first rule in ``rules.yaml``, then by kind and id. A new learner's first
-        questions are therefore the worked examples of the first sections.
+        first). Inside a section: the numeric questions first (they make the learner compute
+        the section's worked example again, with new numbers), then the other graded kinds,
+        then the self-rated ones (flashcards and explanations, which review what was just
+        checked); inside each group by the position of the question's first rule in
+        ``rules.yaml``, then by kind and id. A new learner's first questions are therefore the
+        worked examples of the first sections.
         """
         lesson = self.lesson_entry(lesson_id).lesson
         order = {section.id: index for index, section in enumerate(lesson.sections)}
         rule_order = {rule.id: index for index, rule in enumerate(lesson.rules)}
         chosen = [q for q in self.questions.values() if q.lesson == lesson_id]
 
-        def key(q: Question) -> tuple[int, bool, int, int, str]:
+        def key(q: Question) -> tuple[int, int, int, int, str]:
             first = rule_order.get(q.rules[0], len(rule_order)) if q.rules else len(rule_order)
-            worked = q.kind is QuestionKind.NUMERIC
-            return (order[q.section], not worked, first, KIND_ORDER[q.kind], q.id)
+            group = 0 if q.kind is QuestionKind.NUMERIC else 1 if q.kind in GRADED else 2
+            return (order[q.section], group, first, KIND_ORDER[q.kind], q.id)
 
         return sorted(chosen, key=key)
 

@@ -21,7 +21,6 @@ from typing import Any
 from quizsvc.bank import pointer
 from quizsvc.bank.catalog import Bank, read_bank
 from quizsvc.bank.coverage import (
-    GRADED,
     LearnerText,
     debug_text,
     missing_terms,
@@ -31,7 +30,7 @@ from quizsvc.bank.coverage import (
 )
 from quizsvc.bank.errors import BankError
 from quizsvc.bank.examples import placed as examples_placed
-from quizsvc.bank.model import QuestionKind, Variant
+from quizsvc.bank.model import GRADED, QuestionKind, Variant
 
 DEFAULT_SEEDS = 200
 DETERMINISM_SEEDS = 3

@@ -20,10 +20,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from quizsvc.bank.examples import BLOCK
-from quizsvc.bank.model import QuestionKind, Text
+from quizsvc.bank.model import Text
 
-GRADED = frozenset({QuestionKind.NUMERIC, QuestionKind.CHOICE, QuestionKind.MULTI,
-                    QuestionKind.ORDER, QuestionKind.ANCHOR})
 RULE_ANCHOR = re.compile(r"^\{#rule-([a-z0-9]+(?:-[a-z0-9]+)*)\}[ \t]*$", re.MULTILINE)
 HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*$", re.MULTILINE)
 # Code-like names: snake_case with an underscore, CamelCase with two capitals or more (an

@@ -24,6 +24,11 @@ class QuestionKind(StrEnum):
     EXPLAIN = "explain"  # free text, stored, never auto-graded
 
 
+# The kinds graded from an answer key; flashcards and explanations are self-rated.
+GRADED = frozenset({QuestionKind.NUMERIC, QuestionKind.CHOICE, QuestionKind.MULTI,
+                    QuestionKind.ORDER, QuestionKind.ANCHOR})
+
+
 @dataclass(frozen=True)
 class Text:
     """Hold one piece of text in the lesson's language (zh, primary) and English."""

@@ -22,7 +22,7 @@ from marshmallow import (
 )
 
 from quizsvc.bank.errors import BankError
-from quizsvc.bank.model import QuestionKind
+from quizsvc.bank.model import GRADED, QuestionKind
 
 SLUG = validate.Regexp(r"^[a-z0-9]+(-[a-z0-9]+)*$", error="must be a lowercase-hyphenated slug")
 PARAM_NAME = validate.Regexp(r"^[a-z_][a-z0-9_]*$", error="must be a lowercase identifier")
@@ -191,8 +191,6 @@ def _no_duplicates(ids: list[str], field_name: str) -> None:
         raise ValidationError(f"duplicate ids {duplicates}", field_name)
 
 
-GRADED = frozenset({QuestionKind.NUMERIC, QuestionKind.CHOICE, QuestionKind.MULTI,
-                    QuestionKind.ORDER, QuestionKind.ANCHOR})
 
 
 class QuestionBaseSchema(StrictSchema):

@@ -11,9 +11,8 @@ import yaml
 from quizsvc.bank import BankError, read_bank
 from quizsvc.bank.catalog import PROMPT_FORMAT
 from quizsvc.bank.check import check_bank
-from quizsvc.bank.coverage import GRADED
 from quizsvc.bank.export import variant_to_dict
-from quizsvc.bank.model import GlossaryTerm, QuestionKind
+from quizsvc.bank.model import GRADED, GlossaryTerm, QuestionKind
 from tests.bank.conftest import LESSON, choice_data, write_yaml
 
 LESSON_ID = "vllm-v1-ledger"
@@ -119,9 +118,15 @@ def test_the_teaching_order_starts_with_the_worked_examples_and_follows_the_rule
     assert [q.id for q in ordered[:2]] == ["mixed-step-allocation", "computed-after-schedule"]
     rule_index = {rule.id: i for i, rule in enumerate(lesson.rules)}
     section_index = {s.id: i for i, s in enumerate(lesson.sections)}
-    keys = [(section_index[q.section], q.kind is not QuestionKind.NUMERIC, rule_index[q.rules[0]])
+    def group(q):
+        return 0 if q.kind is QuestionKind.NUMERIC else 1 if q.kind in GRADED else 2
+
+    keys = [(section_index[q.section], group(q), rule_index[q.rules[0]])
             for q in ordered if q.rules]
     assert keys == sorted(keys)
+    first_self_rated = next(i for i, q in enumerate(ordered) if group(q) == 2)
+    assert all(group(q) < 2 for q in ordered[:first_self_rated])
+    assert ordered[first_self_rated].section == "mixed-step"
 
 
 def test_counts_in_english_prompts_agree_with_their_nouns():
