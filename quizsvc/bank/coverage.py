@@ -66,6 +66,8 @@ ONE_PLURAL = re.compile(
     r"(?<![\d.])(?<![+−-] )1 "
     r"(?:requests|tokens|drafts|blocks|outputs|steps|entries|seats|positions)\b"
 )
+# "block(s)": a count whose noun hedges instead of agreeing with the number.
+HEDGED_PLURAL = re.compile(r"\w\(s\)")
 # Template fields and file names are not terms: ``{running_names}``, ``scheduler.py``.
 NOT_TEXT = re.compile(r"\{[A-Za-z_]\w*(?::[^}]*)?\}|\b\w+\.py\b")
 
@@ -133,7 +135,7 @@ def debug_text(texts: Iterable[LearnerText]) -> list[str]:
                 seen.add((item.question_id, lang, found.group(0)))
                 problems.append(f"{item.question_id} {item.where}.{lang}: reads like a debug log "
                                 f"({found.group(0)!r}); write it for a learner")
-        wrong = ONE_PLURAL.search(item.text.en)
+        wrong = ONE_PLURAL.search(item.text.en) or HEDGED_PLURAL.search(item.text.en)
         if wrong and (item.question_id, "en", wrong.group(0)) not in seen:
             seen.add((item.question_id, "en", wrong.group(0)))
             problems.append(f"{item.question_id} {item.where}.en: {wrong.group(0)!r}: the noun "

@@ -422,14 +422,15 @@ def _bound_sentence(bound: str, got: bool, ids: list[str], limits: dict[str, dic
                      f"{who} 没有被准入：本步发生了抢占，waiting 循环被跳过。")
     if bound == "kv":
         need = first.get("kv_blocks_needed")
-        blocks = _text(lang, f" ({need} block(s) needed, {first.get('kv_free_blocks')} free)",
-                       f"（需要 {need} 块，空闲 {first.get('kv_free_blocks')} 块）") if need else ""
-        return _text(lang, f"{who} gets nothing: {note}{blocks}.",
-                     f"{who} 没有拿到 token：{note}{blocks}。")
+        free = first.get("kv_free_blocks")
+        blocks = _text(lang, f"; {plural(need, 'block')} needed, {free} free",
+                       f"；需要 {need} 块，空闲 {free} 块") if need else ""
+        return _text(lang, f"{who} gets nothing this step ({note}{blocks}).",
+                     f"{who} 本步没有拿到 token（{note}{blocks}）。")
     # token_budget / input_budget with nothing given, seats, skipped: the note says why.
     reason = note or localise_note(BOUND_NAMES.get(bound, {}).get(lang, bound), lang)
-    return _text(lang, f"{who} gets nothing this step: {reason}.",
-                 f"{who} 本步没有拿到 token：{reason}。")
+    return _text(lang, f"{who} gets nothing this step ({reason}).",
+                 f"{who} 本步没有拿到 token（{reason}）。")
 
 
 def _update_sentence(record: dict[str, Any], lang: str, chosen: list[str]) -> str:
@@ -457,8 +458,8 @@ def _update_sentence(record: dict[str, Any], lang: str, chosen: list[str]) -> st
             parts.append(_text(
                 lang,
                 f"{rid} returns {plural(sampled, 'token')} and its "
-                f"{plural(rolled[rid], 'rejected draft')} roll(s) C back from {c1} to "
-                f"{c1 - rolled[rid]}".replace("roll(s)", "rolls" if rolled[rid] == 1 else "roll"),
+                f"{plural(rolled[rid], 'rejected draft')} {'rolls' if rolled[rid] == 1 else 'roll'}"
+                f" C back from {c1} to {c1 - rolled[rid]}",
                 f"{rid} 返回 {sampled} 个 token，被拒的 {rolled[rid]} 个草稿让 C 从 {c1} "
                 f"回退到 {c1 - rolled[rid]}",
             ))

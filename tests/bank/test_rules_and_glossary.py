@@ -175,10 +175,12 @@ def test_the_check_fails_on_a_prompt_term_the_glossary_lacks(tiny_bank):
 def test_the_check_fails_on_a_debug_log_or_a_count_that_disagrees(tiny_bank):
     data = choice_data()
     data["solution"] = {"zh": "分配为 {'A': 1}。", "en": "It gets 1 tokens (SPEC §5)."}
+    data["prompt"] = {"zh": "需要几块？", "en": "It needs 3 block(s). Which one?"}
     write_yaml(tiny_bank / LESSON / "questions" / "pick-one.yaml", data)
     errors = check_bank(tiny_bank, seeds=1).errors
     assert any("reads like a debug log" in e and ".zh" in e for e in errors)
     assert any("'1 tokens'" in e for e in errors)
+    assert any("prompt.en: 'k(s)'" in e for e in errors)
 
 
 def test_an_unknown_quote_in_a_question_is_a_load_error_naming_the_file(tiny_bank):
