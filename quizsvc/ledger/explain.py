@@ -25,6 +25,13 @@ BOUND_NAMES: dict[str, dict[str, str]] = {
 }
 
 
+# The two budgets a limit record names, by bound: its field in the record and its name.
+BUDGET_LIMITS: dict[str, tuple[str, str]] = {
+    "token_budget": ("token_budget", "token_budget"),
+    "input_budget": ("input_budget_minus_draft_slots", "input_budget − draft_slots"),
+}
+
+
 # How a worked solution names the phase that made a ledger change.
 PHASE_NAMES: dict[str, dict[str, str]] = {
     "schedule": {"en": "schedule", "zh": "调度"},
@@ -393,17 +400,12 @@ def _bound_sentence(bound: str, got: bool, ids: list[str], limits: dict[str, dic
             f"{first['threshold']}, so n is cut to {given}.",
             f"{who} 的需求（{demands}）超过长 prefill 阈值 {first['threshold']}，被截到 {given}。",
         )
-    if bound == "token_budget" and got:
-        left = _numbers([limits[rid]["token_budget"] for rid in ids], lang)
-        return _text(lang, f"{who} is bound by token_budget: only {left} is left at its turn, "
+    if bound in BUDGET_LIMITS and got:
+        field, name = BUDGET_LIMITS[bound]
+        left = _numbers([limits[rid][field] for rid in ids], lang)
+        return _text(lang, f"{who} is bound by {name}: only {left} is left at its turn, "
                            f"less than its demand ({demands}).",
-                     f"{who} 受 token_budget 约束：轮到它时只剩 {left}，少于需求（{demands}）。")
-    if bound == "input_budget" and got:
-        left = _numbers([limits[rid]["input_budget_minus_draft_slots"] for rid in ids], lang)
-        return _text(lang, f"{who} is bound by input_budget − draft_slots: only {left} at its "
-                           f"turn, less than its demand ({demands}).",
-                     f"{who} 受 input_budget − draft_slots 约束：轮到它时只剩 {left}，"
-                     f"少于需求（{demands}）。")
+                     f"{who} 受 {name} 约束：轮到它时只剩 {left}，少于需求（{demands}）。")
     if bound == "max_model_len" and got:
         room = _numbers([limits[rid]["max_model_len_room"] for rid in ids], lang)
         return _text(lang, f"{who} is bound by max_model_len − C − 1 = {room} (demand "
