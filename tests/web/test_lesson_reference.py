@@ -99,7 +99,7 @@ def test_a_new_learners_first_quiz_starts_with_the_first_worked_example_and_its_
     browser.post(f"{attempt_url}/explanation", explanation="I gave waiting requests nothing")
     reveal = text_of(browser.get(attempt_url))
     assert f'href="/lessons/{LESSON}#rule-demand"' in reveal
-    solution = reveal.split('<div class="solution">', 1)[1].split("</div></div>", 1)[0]
+    solution = reveal.split('<div class="solution rendered">', 1)[1].split("</div></div>", 1)[0]
     assert "<table>" in solution and "<details><summary>逐步账本（第 2 步）</summary>" in solution
     assert "{'" not in solution
 
