@@ -354,27 +354,37 @@ def why_sentences(record: dict[str, Any], lang: str = "en",
     schedule = record.get("schedule") or {}
     limits: dict[str, dict[str, Any]] = schedule.get("limits") or {}
     chosen = [rid for rid in limits if not focus or rid in focus]
-    groups: dict[tuple[str, bool], list[str]] = {}
+    # A preempted running request and a waiting one left out because of it share the bound
+    # "preempted" but not the reason: the loop is part of the group.
+    groups: dict[tuple[str, bool, str], list[str]] = {}
     for rid in chosen:
         limit = limits[rid]
-        groups.setdefault((limit["bound"], limit["scheduled"] > 0), []).append(rid)
+        loop = limit["loop"] if limit["bound"] == "preempted" else ""
+        groups.setdefault((limit["bound"], limit["scheduled"] > 0, loop), []).append(rid)
     sentences = [_bound_sentence(bound, got, ids, limits, record, lang)
-                 for (bound, got), ids in groups.items()]
+                 for (bound, got, _), ids in groups.items()]
     short = [rid for rid in chosen if limits[rid].get("kv_blocks_needed") is not None
              and limits[rid]["scheduled"] > 0]
     preempted = schedule.get("preempted_ids") or []
     if short and preempted:
         limit = limits[short[0]]
-        victims = [rid for rid in preempted if limits.get(rid, {}).get("loop") == "running"]
-        sentences = [line for line, (bound, _), in zip(sentences, groups, strict=True)
-                     if not (bound == "preempted" and set(groups[(bound, False)]) <= set(victims))]
-        sentences.append(_text(
+        # The victims' own sentence would say again what the KV sentence below says.
+        victims = set(preempted)
+        kept = [(line, ids) for line, (key, ids) in zip(sentences, groups.items(), strict=True)
+                if not (key[0] == "preempted" and key[2] == "running" and set(ids) <= victims)]
+        # The preemption happens in the running loop: say it before what the waiting loop did.
+        waiting = [all(limits[rid]["loop"] == "waiting" for rid in ids) for _, ids in kept]
+        at = waiting.index(True) if True in waiting else len(kept)
+        sentences = [line for line, _ in kept]
+        sentences.insert(at, _text(
             lang,
             f"{short[0]} needs {plural(limit['kv_blocks_needed'], 'new KV block')} with "
             f"{limit['kv_free_blocks']} free, so {_names(preempted, lang)} "
-            f"{_verb(preempted, 'is', 'are')} preempted rather than its n cut.",
+            f"{_verb(preempted, 'is', 'are')} preempted; {short[0]}'s n is not cut (a KV "
+            "allocation is all or nothing).",
             f"{short[0]} 需要 {limit['kv_blocks_needed']} 个新 KV 块而空闲只有 "
-            f"{limit['kv_free_blocks']} 个，于是抢占 {_names(preempted, lang)}，而不是缩小它的 n。",
+            f"{limit['kv_free_blocks']} 个，于是抢占 {_names(preempted, lang)}；{short[0]} 的 n "
+            "不会被缩小（KV 分配全有或全无）。",
         ))
     update = _update_sentence(record, lang, chosen or list(focus))
     if update:
@@ -396,42 +406,54 @@ def _bound_sentence(bound: str, got: bool, ids: list[str], limits: dict[str, dic
     if bound == "threshold":
         return _text(
             lang,
-            f"{who}: the demand ({demands}) is above the long-prefill threshold "
-            f"{first['threshold']}, so n is cut to {given}.",
+            f"{who}: the {_verb(ids, 'demand', 'demands')} ({demands}) "
+            f"{_verb(ids, 'is', 'are')} above the long-prefill threshold {first['threshold']}, "
+            f"so n is cut to {given}.",
             f"{who} 的需求（{demands}）超过长 prefill 阈值 {first['threshold']}，被截到 {given}。",
         )
     if bound in BUDGET_LIMITS and got:
         field, name = BUDGET_LIMITS[bound]
         left = _numbers([limits[rid][field] for rid in ids], lang)
-        return _text(lang, f"{who} is bound by {name}: only {left} is left at its turn, "
-                           f"less than its demand ({demands}).",
+        turn = _verb(ids, "is left at its turn, less than its demand",
+                     "are left at their turns, less than their demands")
+        return _text(lang, f"{who} {_verb(ids, 'is', 'are')} bound by {name}: only {left} "
+                           f"{turn} ({demands}).",
                      f"{who} 受 {name} 约束：轮到它时只剩 {left}，少于需求（{demands}）。")
     if bound == "max_model_len" and got:
         room = _numbers([limits[rid]["max_model_len_room"] for rid in ids], lang)
-        return _text(lang, f"{who} is bound by max_model_len − C − 1 = {room} (demand "
-                           f"{demands}): room for the token this step samples.",
+        return _text(lang, f"{who} {_verb(ids, 'is', 'are')} bound by max_model_len − C − 1 = "
+                           f"{room} (demand {demands}): room for the token this step samples.",
                      f"{who} 受 max_model_len − C − 1 = {room} 约束（需求 {demands}）："
                      "要给本步采样的 token 留一个位置。")
     if bound == "padding":
-        return _text(lang, f"{who} is one token short and is padded to 1 + K = {given}.",
+        short = _verb(ids, "is one token short and is", "are one token short and are")
+        return _text(lang, f"{who} {short} padded to 1 + K = {given}.",
                      f"{who} 只差 1 个 token，被补齐到 1 + K = {given}。")
     if bound == "preempted":
+        if len(ids) == 1 and first.get("kv_blocks_needed") is not None:
+            need, free = first["kv_blocks_needed"], first["kv_free_blocks"]
+            return _text(lang, f"{who} needs {plural(need, 'new KV block')} with {free} free and "
+                               "is itself the victim: its KV blocks are freed and C drops to 0.",
+                         f"{who} 需要 {need} 个新 KV 块而空闲只有 {free} 个，被抢占的正是它自己："
+                         "KV 块被释放，C 归零。")
         if all(limits[rid]["loop"] == "running" for rid in ids):
-            return _text(lang, f"{who} is preempted: its KV blocks are freed and C drops to 0.",
+            return _text(lang, f"{who} {_verb(ids, 'is', 'are')} preempted: "
+                               f"{_verb(ids, 'its', 'their')} KV blocks are freed and C drops "
+                               "to 0.",
                          f"{who} 被抢占：KV 块被释放，C 归零。")
-        return _text(lang, f"{who} is not admitted: this step preempted, so the waiting loop "
-                           "is skipped.",
+        return _text(lang, f"{who} {_verb(ids, 'is', 'are')} not admitted: this step "
+                           "preempted, so the waiting loop is skipped.",
                      f"{who} 没有被准入：本步发生了抢占，waiting 循环被跳过。")
     if bound == "kv":
         need = first.get("kv_blocks_needed")
         free = first.get("kv_free_blocks")
         blocks = _text(lang, f"; {plural(need, 'block')} needed, {free} free",
                        f"；需要 {need} 块，空闲 {free} 块") if need else ""
-        return _text(lang, f"{who} gets nothing this step ({note}{blocks}).",
+        return _text(lang, f"{who} {_verb(ids, 'gets', 'get')} nothing this step ({note}{blocks}).",
                      f"{who} 本步没有拿到 token（{note}{blocks}）。")
     # token_budget / input_budget with nothing given, seats, skipped: the note says why.
     reason = note or localise_note(BOUND_NAMES.get(bound, {}).get(lang, bound), lang)
-    return _text(lang, f"{who} gets nothing this step ({reason}).",
+    return _text(lang, f"{who} {_verb(ids, 'gets', 'get')} nothing this step ({reason}).",
                  f"{who} 本步没有拿到 token（{reason}）。")
 
 
@@ -471,7 +493,8 @@ def _update_sentence(record: dict[str, Any], lang: str, chosen: list[str]) -> st
                 lang,
                 f"{rid} stops at the {_ordinal(position)} returned token (counting from 1), so "
                 f"the {plural(trimmed[rid], 'token')} after it "
-                f"{'is' if trimmed[rid] == 1 else 'are'} dropped and C goes back with them",
+                f"{'is' if trimmed[rid] == 1 else 'are'} dropped and C goes back with "
+                f"{'it' if trimmed[rid] == 1 else 'them'}",
                 f"{rid} 在返回的第 {position} 个 token（从 1 数起）处停止，其后的 {trimmed[rid]} "
                 "个被丢弃，C 一起回退",
             ))

@@ -194,4 +194,19 @@ def test_a_worked_solution_says_who_was_preempted_instead_of_cutting_n() -> None
     trace = replay(json.loads((GOLDEN / "d_kv_preemption.json").read_text()))
     why = worked_solution(trace, 5, "en").split("\n\n")[0]
     assert why == ("A gets its whole demand (1): no limit is smaller. A needs 1 new KV block "
-                   "with 0 free, so B is preempted rather than its n cut.")
+                   "with 0 free, so B is preempted; A's n is not cut (a KV allocation is all or "
+                   "nothing).")
+
+
+def test_a_worked_solution_tells_the_victim_from_a_waiting_request_left_out() -> None:
+    """B (preempted in the running loop) and W (waiting, skipped because of it) share the bound
+    "preempted" but not the reason; the preemption is said before the waiting loop."""
+    from quizsvc.ledger.explain import worked_solution
+
+    scenario = json.loads((GOLDEN / "d_kv_preemption.json").read_text())
+    scenario["requests"].append({"id": "W", "prompt_len": 2, "max_tokens": 2, "arrival_step": 5})
+    why = worked_solution(replay(scenario), 5, "en").split("\n\n")[0]
+    assert why.endswith("so B is preempted; A's n is not cut (a KV allocation is all or "
+                        "nothing). W is not admitted: this step preempted, so the waiting loop "
+                        "is skipped.")
+    assert "B and W" not in why

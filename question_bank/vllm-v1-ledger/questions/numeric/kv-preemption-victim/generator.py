@@ -21,7 +21,7 @@ from quizsvc.bank.numeric import (
 )
 
 BLOCK = 4
-NAMES = ("A", "B", "C")
+NAMES = ("A", "B", "D")  # not "C": C is num_computed_tokens in every solution
 MAX_STEP = 12
 
 
@@ -86,7 +86,38 @@ def describe(ctx):
         "free": free,
         "state": running_list(state, labels),
         "order": ", ".join(rid for rid, _, _ in state),
+        **pool_walk(ctx, state, free, priority),
     }
+
+
+VICTIM_RULE = {
+    False: Text("running 列表的最后一个", "the last of the running list"),
+    True: Text("(priority, arrival_time) 最大的 running 请求",
+               "the running request with the largest (priority, arrival_time)"),
+}
+
+
+def pool_walk(ctx, state, free, priority):
+    """Return the solution's account of the pool: who needs a block, who is the victim, and
+    free + freed − taken, checked against the free blocks the ledger counts at the end."""
+    need = {rid: blocks_for(c + 1, BLOCK) - held for rid, c, held in state}
+    victims = ctx.step()["schedule"]["preempted_ids"]
+    freed = sum(held for rid, _, held in state if rid in victims)
+    taken = sum(need[rid] for rid, _, _ in state if ctx.n(rid) > 0)
+    end = free + freed - taken
+    if end != ctx.answer()[-1]:
+        raise ValueError(f"free + freed - taken = {end}, the ledger counts {ctx.answer()[-1]}")
+    needers = [rid for rid, _, _ in state if need[rid] > 0]
+    return {
+        "_needers": names(needers), "_need_verb": Text("", "s" if len(needers) == 1 else ""),
+        "_victims": names(victims), "_victim_rule": VICTIM_RULE[priority],
+        "_freed": freed, "_taken": taken, "_end": end,
+    }
+
+
+def names(ids):
+    """Write request ids as one list in both languages."""
+    return Text("、".join(ids), " and ".join(ids))
 
 
 def misconceptions(ctx):
