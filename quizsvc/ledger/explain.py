@@ -466,6 +466,11 @@ def _update_sentence(record: dict[str, Any], lang: str, chosen: list[str]) -> st
     rolled = update.get("rolled_back") or {}
     trimmed = update.get("trimmed") or {}
     reasons = update.get("finish_reasons") or {}
+    plain = [(rid, returned[rid].get("sampled", 0)) for rid in chosen if rid in returned
+             and not returned[rid].get("partial_prefill") and not rolled.get(rid)]
+    plain = [(rid, sampled) for rid, sampled in plain if sampled]
+    if plain:
+        parts.append(_plain_returns(plain, lang))
     for rid in chosen:
         entry = record["requests"].get(rid) or {}
         after = entry.get("after_schedule") or {}
@@ -505,6 +510,21 @@ def _update_sentence(record: dict[str, Any], lang: str, chosen: list[str]) -> st
         return ""
     return _text(lang, "At the output update, " + "; ".join(parts) + ".",
                  "输出更新时，" + "；".join(parts) + "。")
+
+
+def _plain_returns(plain: list[tuple[str, int]], lang: str) -> str:
+    """Say how many tokens the requests without rollback returned: "A and B return 1 token
+    each" when the counts agree, one clause per request otherwise."""
+    counts = {sampled for _, sampled in plain}
+    if len(counts) == 1:
+        ids = [rid for rid, _ in plain]
+        count = counts.pop()
+        each = " each" if len(ids) > 1 else ""
+        return _text(lang, f"{_names(ids, 'en')} {_verb(ids, 'returns', 'return')} "
+                           f"{plural(count, 'token')}{each}",
+                     f"{_names(ids, 'zh')} {'各' if len(ids) > 1 else ''}返回 {count} 个 token")
+    return _text(lang, "; ".join(f"{rid} returns {plural(n, 'token')}" for rid, n in plain),
+                 "；".join(f"{rid} 返回 {n} 个 token" for rid, n in plain))
 
 
 def _ordinal(number: int) -> str:

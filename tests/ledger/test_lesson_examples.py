@@ -184,6 +184,8 @@ def test_a_worked_solution_explains_first_then_tabulates_then_folds_the_trace() 
     assert fold.startswith("::: details 逐步账本（第 2 步）") and fold.rstrip().endswith(":::")
     en = worked_solution(trace, 2, "en")
     assert "A and B get their whole demand (1, 6)" in en
+    assert "At the output update, A and B return 1 token each; C is mid-prefill" in en
+    assert "输出更新时，A、B 各返回 1 个 token；C 还在 prefill 中间" in why
     for body in (zh, en):
         assert "{'" not in body and "['" not in body and "SPEC" not in body
 
@@ -195,7 +197,7 @@ def test_a_worked_solution_says_who_was_preempted_instead_of_cutting_n() -> None
     why = worked_solution(trace, 5, "en").split("\n\n")[0]
     assert why == ("A gets its whole demand (1): no limit is smaller. A needs 1 new KV block "
                    "with 0 free, so B is preempted; A's n is not cut (a KV allocation is all or "
-                   "nothing).")
+                   "nothing). At the output update, A returns 1 token.")
 
 
 def test_a_worked_solution_tells_the_victim_from_a_waiting_request_left_out() -> None:
@@ -208,5 +210,5 @@ def test_a_worked_solution_tells_the_victim_from_a_waiting_request_left_out() ->
     why = worked_solution(replay(scenario), 5, "en").split("\n\n")[0]
     assert why.endswith("so B is preempted; A's n is not cut (a KV allocation is all or "
                         "nothing). W is not admitted: this step preempted, so the waiting loop "
-                        "is skipped.")
+                        "is skipped. At the output update, A returns 1 token.")
     assert "B and W" not in why
