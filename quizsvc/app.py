@@ -40,7 +40,7 @@ from quizsvc.http import browser, headers, inputs, limits
 from quizsvc.http.errors import register_error_handlers
 from quizsvc.store import migrate
 from quizsvc.store.database import Database
-from quizsvc.web import views
+from quizsvc.web import reference, views
 
 log = logging.getLogger(__name__)
 
@@ -86,6 +86,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     for module in API_BLUEPRINTS:
         api.register_blueprint(module.blp)
     app.register_blueprint(views.bp)
+    app.register_blueprint(reference.bp)
     register_error_handlers(app)
     return app
 

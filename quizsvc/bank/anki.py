@@ -3,7 +3,7 @@
 What goes in, one note each:
 
 - **flashcards**: front and back;
-- **glossary terms** (``lesson.glossary``, when the bank has one): the term and its name on
+- **glossary terms** (``lesson.glossary``): the term and its name on
   the front, the definition on the back;
 - **concept checks** (choice, multi, order, anchor and explain questions): the question, with
   its options, on the front; the answer and the explanation on the back;
@@ -111,7 +111,7 @@ def stable_id(*parts: str) -> int:
 
 def guid(*parts: str) -> str:
     """Return the note GUID for ``parts`` (a question id, a term id): stable across exports."""
-    return genanki.guid_for("quizsvc", *parts)
+    return str(genanki.guid_for("quizsvc", *parts))
 
 
 def tag(value: str) -> str:
@@ -154,8 +154,10 @@ def options_html(variant: Variant, lang: str) -> str:
     return f'<ol type="A">{items}</ol>'
 
 
-def answer_html(variant: Variant, lang: str) -> str:
-    """Return the right answer: option letters with their texts, or the numbers."""
+def answer_html(variant: Variant, lang: str, answer: Any = None) -> str:
+    """Return an answer (the right one unless given): option letters with their texts, or
+    the numbers."""
+    answer = variant.answer if answer is None else answer
     options = {o.id: (LETTERS[i], o.text.get(lang)) for i, o in enumerate(variant.input.options)}
 
     def option(option_id: str) -> str:
@@ -165,15 +167,15 @@ def answer_html(variant: Variant, lang: str) -> str:
     if variant.kind is QuestionKind.NUMERIC:
         if variant.input.type == "vector":
             return inline_html(", ".join(f"{label} = {value}" for label, value in zip(
-                variant.input.labels, variant.answer, strict=True)))
-        return inline_html(str(variant.answer))
+                variant.input.labels, answer, strict=True)))
+        return inline_html(str(answer))
     if variant.kind is QuestionKind.EXPLAIN:
         return ""
     if variant.kind in (QuestionKind.MULTI, QuestionKind.ORDER):
         tag_name = "ol" if variant.kind is QuestionKind.ORDER else "ul"
-        return f"<{tag_name}>" + "".join(f"<li>{option(a)}</li>" for a in variant.answer) + (
+        return f"<{tag_name}>" + "".join(f"<li>{option(a)}</li>" for a in answer) + (
             f"</{tag_name}>")
-    return option(variant.answer)
+    return option(answer)
 
 
 def prompt_html(variant: Variant, lang: str) -> str:
@@ -187,9 +189,10 @@ def prompt_html(variant: Variant, lang: str) -> str:
 
 
 def wrong_models_html(variant: Variant, lang: str) -> str:
-    """Return the named wrong models of a numeric variant with the answers they give."""
-    items = "".join(f"<li>{inline_html(m.name.get(lang))}: {inline_html(str(m.answer))}</li>"
-                    for m in variant.misconceptions)
+    """Return the named wrong models of a variant with the answers they give, written as the
+    right answer is (option letters and texts, or the numbers)."""
+    items = "".join(f"<li>{inline_html(m.name.get(lang))}: {answer_html(variant, lang, m.answer)}"
+                    "</li>" for m in variant.misconceptions if m.answer is not None)
     return labelled(WORDS["wrong_models"].get(lang), f"<ul>{items}</ul>") if items else ""
 
 
@@ -254,15 +257,13 @@ def worked_examples(bank: Any, question: Question) -> list[DeckNote]:
 
 
 def glossary_notes(lesson: Lesson) -> list[DeckNote]:
-    """Return one note per glossary term of the lesson (none while it has no glossary)."""
+    """Return one note per glossary term of the lesson, tagged with the rule that teaches it."""
     notes = []
-    for term in getattr(lesson, "glossary", ()):
-        rule = getattr(term, "rule", None)
+    for term in lesson.glossary:
         notes.append(DeckNote(
             GLOSSARY, guid("glossary", lesson.id, term.id),
             (term.id, inline_html(term.term), *both(term.name), *both(term.definition)),
-            lesson_tags(lesson.id, GLOSSARY,
-                        extra=[f"quizsvc::rule::{tag(str(rule))}"] if rule else ())))
+            lesson_tags(lesson.id, GLOSSARY, extra=[f"quizsvc::rule::{tag(term.rule)}"])))
     return notes
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import random
+import string
 import threading
 from collections import OrderedDict
 from pathlib import Path
@@ -18,9 +19,12 @@ from typing import Any
 from quizsvc.bank import grading, numeric
 from quizsvc.bank.answer_key import AnswerKey
 from quizsvc.bank.errors import BankError, NotFound
+from quizsvc.bank.examples import WorkedExample
 from quizsvc.bank.loader import BankContent, LessonEntry, QuestionEntry, read_content, text
 from quizsvc.bank.model import (
+    GRADED,
     AnswerInput,
+    GlossaryTerm,
     Grade,
     Lesson,
     Misconception,
@@ -53,11 +57,24 @@ def ledger_replay(
     return replay(scenario)
 
 
-def ledger_explain(trace: dict[str, Any], step: int, lang: str) -> list[str]:
-    """Return the ledger's worked-solution lines for one step of a trace."""
-    from quizsvc.ledger.explain import explain_step
+def ledger_solution(trace: dict[str, Any], step: int, lang: str,
+                    focus: tuple[str, ...] = ()) -> str:
+    """Return the ledger's worked solution (markdown) for one step of a trace."""
+    from quizsvc.ledger.explain import worked_solution
 
-    return explain_step(trace, step=step, lang=lang)
+    return worked_solution(trace, step, lang, focus)
+
+
+def focus_of(build: numeric.Build) -> tuple[str, ...]:
+    """Return the request ids a numeric question asks about (read from its answer refs)."""
+    found: list[str] = []
+    for ref in build.refs:
+        path = ref.path
+        rid = path[1] if path[:1] == ("requests",) else path[2] if path[:2] == (
+            "schedule", "limits") else None
+        if rid is not None and rid not in found:
+            found.append(rid)
+    return tuple(found)
 
 
 def check_seed(seed: Any) -> int:
@@ -96,18 +113,60 @@ class Bank:
         except (KeyError, TypeError):
             raise NotFound("lesson", "id", f"no lesson {str(lesson_id)[:80]!r}") from None
 
-    def questions_for(self, lesson_id: str) -> list[Question]:
-        """List a lesson's questions in lesson order: by section, then kind, then id."""
+    def teaching_order(self, lesson_id: str) -> list[Question]:
+        """List a lesson's questions in the order the lesson teaches what they test.
+
+        By section (lesson.yaml lists them in teaching order, the opening's worked examples
+        first). Inside a section: the numeric questions first (they make the learner compute
+        the section's worked example again, with new numbers), then the other graded kinds,
+        then the self-rated ones (flashcards and explanations, which review what was just
+        checked); inside each group by the position of the question's first rule in
+        ``rules.yaml``, then by kind and id. A new learner's first questions are therefore the
+        worked examples of the first sections.
+        """
         lesson = self.lesson_entry(lesson_id).lesson
         order = {section.id: index for index, section in enumerate(lesson.sections)}
+        rule_order = {rule.id: index for index, rule in enumerate(lesson.rules)}
         chosen = [q for q in self.questions.values() if q.lesson == lesson_id]
-        return sorted(chosen, key=lambda q: (order[q.section], KIND_ORDER[q.kind], q.id))
+
+        def key(q: Question) -> tuple[int, int, int, int, str]:
+            first = rule_order.get(q.rules[0], len(rule_order)) if q.rules else len(rule_order)
+            group = 0 if q.kind is QuestionKind.NUMERIC else 1 if q.kind in GRADED else 2
+            return (order[q.section], group, first, KIND_ORDER[q.kind], q.id)
+
+        return sorted(chosen, key=key)
+
+    def questions_for(self, lesson_id: str) -> list[Question]:
+        """List a lesson's questions in teaching order (see ``teaching_order``)."""
+        return self.teaching_order(lesson_id)
 
     def lesson_text(self, lesson_id: str, lang: str) -> str:
-        """Return the lesson's markdown in ``lang``, falling back to Chinese (the original)."""
-        entry = self.lesson_entry(lesson_id)
-        path = entry.texts.get(lang, entry.texts["zh"])
-        return path.read_text(encoding="utf-8")
+        """Return the lesson's markdown in ``lang`` (falling back to Chinese, the original),
+        with its worked examples and quotes filled in from the ledger's replays."""
+        return self._text(lesson_id, lang, "lesson")
+
+    def reference_text(self, lesson_id: str, lang: str) -> str:
+        """Return the quick-reference page's markdown in ``lang`` ("" if the lesson has none)."""
+        return self._text(lesson_id, lang, "reference")
+
+    def glossary(self, lesson_id: str) -> tuple[GlossaryTerm, ...]:
+        """Return the lesson's glossary terms, in the file's order."""
+        return self.lesson_entry(lesson_id).lesson.glossary
+
+    def example(self, example_id: str) -> WorkedExample:
+        """Return a worked example of any lesson by id, or raise ``NotFound``."""
+        for entry in self._lessons.values():
+            if example_id in entry.examples:
+                return entry.examples[example_id]
+        raise NotFound("example", "id", f"no worked example {str(example_id)[:80]!r}")
+
+    def rule_link(self, lesson_id: str, rule_id: str) -> str:
+        """Return the lesson page address of a rule's heading."""
+        return f"/lessons/{lesson_id}#rule-{rule_id}"
+
+    def _text(self, lesson_id: str, lang: str, which: str) -> str:
+        pages = self.lesson_entry(lesson_id).pages.get(which, {})
+        return pages.get(lang, pages.get("zh", ""))
 
     def misconception_names(self, lesson_id: str) -> dict[str, Text]:
         """Return the names of a lesson's catalogued wrong models, by id."""
@@ -163,14 +222,21 @@ class Bank:
         )
 
     def make_variant(self, entry: QuestionEntry, seed: int) -> Variant:
-        """Build a variant without the cache (the benchmark and the check use this)."""
+        """Build a variant without the cache (the benchmark and the check use this).
+
+        A choice, multi or order question draws one of its forms from the seed's random
+        stream (and, for a pool, the options it shows), then shuffles what it shows; the
+        variant is graded from that form's own answer.
+        """
         question = entry.question
-        common = {
+        link_to = f"rule-{question.rules[0]}" if question.rules else question.section
+        common: dict[str, Any] = {
             "question_id": question.id,
             "seed": seed,
             "bank_version": self.version,
             "kind": question.kind,
-            "lesson_link": f"/lessons/{question.lesson}#{question.section}",
+            "lesson_link": f"/lessons/{question.lesson}#{link_to}",
+            "rules": question.rules,
         }
         if question.kind is QuestionKind.NUMERIC:
             return self._numeric_variant(entry, seed, common)
@@ -178,38 +244,49 @@ class Bank:
         rng = random.Random(f"{question.id}|{seed}")
         names = self.misconception_names(question.lesson)
         if question.kind in (QuestionKind.CHOICE, QuestionKind.ANCHOR, QuestionKind.MULTI):
-            options = list(spec["options"])
+            index, form = pick_form(spec["forms"], rng)
+            pool = list(form["options"])
+            if question.kind is QuestionKind.MULTI and form.get("draw"):
+                pool = draw_pool(pool, set(form["answer"]), form["draw"], rng)
+            shown_ids = {o["id"] for o in pool}
+            options = list(pool)
             rng.shuffle(options)
-            answer: Any = spec["answer"]
+            answer: Any = form["answer"]
             if question.kind is QuestionKind.MULTI:
-                answer = [o["id"] for o in spec["options"] if o["id"] in set(spec["answer"])]
+                answer = [o["id"] for o in pool if o["id"] in set(form["answer"])]
             wrong = tuple(
                 Misconception(o["misconception"], names[o["misconception"]], o["id"])
-                for o in spec["options"]
-                if o["misconception"]
+                for o in pool
+                if o["misconception"] and o["id"] in shown_ids
             )
             input_type = "multi" if question.kind is QuestionKind.MULTI else "choice"
             return Variant(
-                prompt=text(spec["prompt"]),
+                prompt=text(form["prompt"]),
                 params={},
                 input=AnswerInput(input_type, options=_options(options)),
                 answer=answer,
-                solution=text(spec["solution"]),
+                solution=text(form["solution"]),
                 misconceptions=wrong,
+                form=index,
                 **common,
             )
         if question.kind is QuestionKind.ORDER:
-            items = list(spec["items"])
+            index, form = pick_form(spec["forms"], rng)
+            items = list(form["items"])
+            if form.get("draw"):
+                keep = set(rng.sample(range(len(items)), form["draw"]))
+                items = [item for i, item in enumerate(items) if i in keep]
             shown = list(items)
             # Uniform over every order, the answer's included: leaving the answer out would
             # make the one order never shown the answer, found by serving enough variants.
             rng.shuffle(shown)
             return Variant(
-                prompt=text(spec["prompt"]),
+                prompt=text(form["prompt"]),
                 params={},
                 input=AnswerInput("order", length=len(items), options=_options(shown)),
                 answer=[item["id"] for item in items],
-                solution=text(spec["solution"]),
+                solution=text(form["solution"]),
+                form=index,
                 **common,
             )
         if question.kind is QuestionKind.FLASHCARD:
@@ -238,17 +315,18 @@ class Bank:
         for lang in ("zh", "en"):
             values = localised(shown, lang)
             try:
-                prompt[lang] = spec["prompt"][lang].format_map(values)
+                prompt[lang] = PROMPT_FORMAT.vformat(spec["prompt"][lang], (), values)
             except (KeyError, IndexError, ValueError) as error:
                 raise BankError(
                     str(entry.path), f"prompt.{lang}", f"cannot fill: {error!r}"
                 ) from None
         solution = {}
         for lang in ("zh", "en"):
-            lines = ledger_explain(draw.trace, draw.build.step, lang)
+            worked = ledger_solution(draw.trace, draw.build.step, lang, focus_of(draw.build))
             values = localised(draw.display, lang)
-            intro = spec["solution"][lang].format_map(values) if spec["solution"] else ""
-            solution[lang] = "\n".join([intro, *lines] if intro else lines)
+            intro = PROMPT_FORMAT.vformat(spec["solution"][lang], (), values) if spec[
+                "solution"] else ""
+            solution[lang] = f"{intro}\n\n{worked}" if intro else worked
         names = self.misconception_names(entry.question.lesson)
         declared = spec["misconceptions"]
         undeclared = sorted(set(draw.wrong) - set(declared))
@@ -278,6 +356,41 @@ class Bank:
             extra={"draw": dict(draw.params), "step": build.step, "attempts": draw.attempts},
             **common,
         )
+
+
+class CountFormatter(string.Formatter):
+    """Format prompt templates, writing ``{n:token|tokens}`` as "1 token" or "3 tokens".
+
+    English nouns must agree with the numbers a generator draws ("1 request", never
+    "1 requests"); a field whose format spec holds ``singular|plural`` gets the number and the
+    right noun. Every other field formats as ``str.format`` would.
+    """
+
+    def format_field(self, value: Any, format_spec: str) -> str:
+        """Write a count with its noun, or fall back to the usual formatting."""
+        if "|" in format_spec and isinstance(value, int) and not isinstance(value, bool):
+            singular, plural = format_spec.split("|", 1)
+            return f"{value} {singular if value == 1 else plural}"
+        return str(super().format_field(value, format_spec))
+
+
+PROMPT_FORMAT = CountFormatter()
+
+
+def pick_form(forms: list[dict[str, Any]], rng: random.Random) -> tuple[int, dict[str, Any]]:
+    """Draw one authored form (a question written once has exactly one)."""
+    index = rng.randrange(len(forms)) if len(forms) > 1 else 0
+    return index, forms[index]
+
+
+def draw_pool(options: list[dict[str, Any]], right: set[str], draw: dict[str, int],
+              rng: random.Random) -> list[dict[str, Any]]:
+    """Draw ``draw["right"]`` right and ``draw["wrong"]`` wrong options from a pool, in pool
+    order (the caller shuffles what is shown)."""
+    good = [i for i, o in enumerate(options) if o["id"] in right]
+    bad = [i for i, o in enumerate(options) if o["id"] not in right]
+    keep = set(rng.sample(good, draw["right"])) | set(rng.sample(bad, draw["wrong"]))
+    return [o for i, o in enumerate(options) if i in keep]
 
 
 def localised(values: dict[str, Any], lang: str) -> dict[str, Any]:

@@ -4,7 +4,10 @@
 drawn, graded or read back from its trace fails CI rather than a learner. For every variant
 it checks that the stated answer grades as correct, that numeric answers can be re-read from
 the trace through ``answer_ref``, that no named wrong model coincides with the answer, and
-that drawing the same seed twice gives the same variant.
+that drawing the same seed twice gives the same variant. It also holds the lesson to its
+promises (``quizsvc.bank.coverage``): every rule taught where its anchor says, shown with a
+worked example, linked from the quick reference and tested by a graded question; every term
+a question uses in the glossary; no learner-facing text that reads like a debug log.
 """
 
 from __future__ import annotations
@@ -17,17 +20,31 @@ from typing import Any
 
 from quizsvc.bank import pointer
 from quizsvc.bank.catalog import Bank, read_bank
+from quizsvc.bank.coverage import (
+    LearnerText,
+    debug_text,
+    missing_terms,
+    question_texts,
+    rule_problems,
+    variant_texts,
+)
 from quizsvc.bank.errors import BankError
-from quizsvc.bank.model import QuestionKind, Variant
+from quizsvc.bank.examples import placed as examples_placed
+from quizsvc.bank.model import GRADED, QuestionKind, Variant
 
 DEFAULT_SEEDS = 200
 DETERMINISM_SEEDS = 3
+TEXT_SEEDS = 12  # numeric seeds whose rendered texts the glossary and hygiene checks read
 MAX_MEAN_ATTEMPTS = 8.0
 
 
 @dataclass
 class QuestionStats:
-    """What checking one question found: variants drawn, time, redraws."""
+    """What checking one question found: variants drawn, time, redraws, distinct forms.
+
+    ``forms`` counts the distinct forms a learner met across the seeds drawn: the prompt, the
+    options or items shown and the answer key together.
+    """
 
     question_id: str
     kind: str
@@ -35,6 +52,7 @@ class QuestionStats:
     seconds: float = 0.0
     attempts: int = 0
     distinct_answers: int = 0
+    forms: int = 0
     misconceptions: dict[str, int] = field(default_factory=dict)
 
 
@@ -119,6 +137,8 @@ def check_bank(
         report.errors.append(str(error))
         return report
     report.version = bank.version
+    report.errors.extend(lesson_problems(bank))
+    texts: list[LearnerText] = []
     chosen = only or sorted(bank.questions)
     for question_id in chosen:
         try:
@@ -130,6 +150,8 @@ def check_bank(
         stats = QuestionStats(question_id, kind.value)
         count = seeds if kind is QuestionKind.NUMERIC else min(seeds, 20)
         answers: set[str] = set()
+        forms: set[str] = set()
+        texts.extend(question_texts(question_id, entry.spec))
         started = time.perf_counter()
         for seed in range(count):
             try:
@@ -146,10 +168,14 @@ def check_bank(
             stats.variants += 1
             stats.attempts += int(variant.extra.get("attempts", 1))
             answers.add(_key(variant.answer))
+            forms.add(form_signature(variant))
+            if kind is QuestionKind.NUMERIC and seed < TEXT_SEEDS:
+                texts.extend(variant_texts(variant))  # the files hold only the templates
             for wrong in variant.misconceptions:
                 stats.misconceptions[wrong.id] = stats.misconceptions.get(wrong.id, 0) + 1
         stats.seconds = time.perf_counter() - started
         stats.distinct_answers = len(answers)
+        stats.forms = len(forms)
         if kind is QuestionKind.NUMERIC and stats.variants:
             mean = stats.attempts / stats.variants
             if mean > MAX_MEAN_ATTEMPTS:
@@ -159,4 +185,52 @@ def check_bank(
         report.stats.append(stats)
         if progress:
             progress(stats)
+    report.errors.extend(text_problems(bank, texts))
     return report
+
+
+def form_signature(variant: Variant) -> str:
+    """Name the form a variant was drawn from: its prompt, the option ids shown, its key."""
+    shown = sorted(option.id for option in variant.input.options)
+    answer = variant.answer if variant.kind is not QuestionKind.NUMERIC else "numeric"
+    return repr((variant.prompt.en if variant.kind is not QuestionKind.NUMERIC else "", shown,
+                 answer))
+
+
+def lesson_problems(bank: Bank) -> list[str]:
+    """Check every lesson's rules are taught, linked and tested (``coverage.rule_problems``)."""
+    problems: list[str] = []
+    tested: set[str] = set()
+    for question in bank.questions.values():
+        if question.kind in GRADED:
+            tested.update(question.rules)
+    for lesson_id, lesson in bank.lessons.items():
+        entry = bank.lesson_entry(lesson_id)
+        texts = {lang: path.read_text(encoding="utf-8") for lang, path in entry.texts.items()}
+        reference = {lang: path.read_text(encoding="utf-8")
+                     for lang, path in entry.reference.items()}
+        example_rules = {key: example.rule for key, example in entry.examples.items()}
+        problems.extend(f"{lesson_id}: {problem}" for problem in rule_problems(
+            lesson, texts, reference, example_rules, tested))
+        for key in entry.examples:
+            placed = [lang for lang, text in texts.items() if key not in examples_placed(text)]
+            if placed:
+                problems.append(f"{lesson_id}: example {key} is not shown in the lesson "
+                                f"({', '.join(placed)})")
+    return problems
+
+
+def text_problems(bank: Bank, texts: list[LearnerText]) -> list[str]:
+    """Check the learner-facing texts: every term in the glossary, none reads like a log."""
+    problems = debug_text(texts)
+    by_lesson: dict[str, set[str]] = {
+        lesson_id: {term.term for term in lesson.glossary}
+        for lesson_id, lesson in bank.lessons.items()
+    }
+    lesson_of = {qid: question.lesson for qid, question in bank.questions.items()}
+    for lesson_id, known in by_lesson.items():
+        mine = [item for item in texts if lesson_of.get(item.question_id) == lesson_id]
+        for term, users in sorted(missing_terms(mine, known).items()):
+            problems.append(f"{lesson_id}: the glossary lacks {term!r}, which "
+                            f"{', '.join(sorted(users)[:3])} use(s)")
+    return problems

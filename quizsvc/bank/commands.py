@@ -14,7 +14,7 @@ from quizsvc.bank.export import parse_seeds, variant_to_dict
 from quizsvc.bank.worksheet import MAX_COUNT, make_worksheet
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``bank`` (with ``check`` and ``export``) and ``worksheet`` to the CLI."""
     bank = subparsers.add_parser("bank", help="validate and export the question bank")
     bank.set_defaults(handler=lambda args: _usage(bank))
@@ -73,7 +73,7 @@ def run_check(args: argparse.Namespace) -> int:
             print(
                 f"{stats.question_id:36} {stats.kind:9} {stats.variants:4} variants "
                 f"{stats.seconds:6.2f}s {attempts:4.2f} draws/variant "
-                f"{stats.distinct_answers:4} distinct answers"
+                f"{stats.distinct_answers:4} distinct answers {stats.forms:3} forms"
             )
 
     report = check_bank(args.bank_dir, seeds=args.seeds, only=args.question, progress=show)

@@ -2,6 +2,7 @@
 
 ``variant_to_dict(variant)`` reveals everything (answer, solution, misconceptions, scenario);
 ``variant_to_dict(variant, reveal=False)`` keeps only what a learner may see before grading.
+Both carry the ids of the rules the question tests and the form the variant was drawn from.
 """
 
 from __future__ import annotations
@@ -49,6 +50,8 @@ def variant_to_dict(variant: Variant, reveal: bool = True) -> dict[str, Any]:
             "options": [option_dict(o) for o in variant.input.options],
         },
         "lesson_link": variant.lesson_link,
+        "rules": list(variant.rules),
+        "form": variant.form,
     }
     if reveal:
         body["answer"] = variant.answer

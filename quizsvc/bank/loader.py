@@ -4,6 +4,10 @@ Layout (one folder per lesson, one file or folder per question)::
 
     question_bank/<lesson-id>/lesson.yaml            sections, misconception catalogue
     question_bank/<lesson-id>/lesson.zh.md, .en.md   the lesson text the service serves
+    question_bank/<lesson-id>/rules.yaml             the rules the bank tests, by section
+    question_bank/<lesson-id>/glossary.yaml          every term the texts use, and where taught
+    question_bank/<lesson-id>/reference.zh.md, .en.md  the quick reference (formulas, limits)
+    question_bank/<lesson-id>/examples/<id>.yaml     worked examples: scenarios the texts quote
     question_bank/<lesson-id>/questions/**/<id>.yaml a choice/multi/order/anchor/flashcard/
                                                       explain question
     question_bank/<lesson-id>/questions/**/<id>/     a numeric template: question.yaml plus
@@ -17,20 +21,36 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from quizsvc.bank import schema
+from quizsvc.bank import examples, schema
 from quizsvc.bank.errors import BankError
-from quizsvc.bank.model import Lesson, Question, QuestionKind, Section, SourceAnchor, Text
+from quizsvc.bank.examples import QuoteError, Quotes, WorkedExample
+from quizsvc.bank.model import (
+    GlossaryTerm,
+    Lesson,
+    Question,
+    QuestionKind,
+    Rule,
+    Section,
+    SourceAnchor,
+    Text,
+)
 from quizsvc.bank.numeric import Generator, load_generator
 
 LESSON_FILE = "lesson.yaml"
+RULES_FILE = "rules.yaml"
+GLOSSARY_FILE = "glossary.yaml"
+EXAMPLES_DIR = "examples"
 QUESTION_FILE = "question.yaml"
 QUESTIONS_DIR = "questions"
+# Spec keys whose values are data, not learner-facing text: quotes are never filled there.
+DATA_KEYS = frozenset({"scenarios", "anchors", "params", "tags", "rules", "misconceptions",
+                       "forms_written"})
 
 
 @dataclass(frozen=True)
@@ -44,12 +64,27 @@ class MisconceptionInfo:
 
 @dataclass(frozen=True)
 class LessonEntry:
-    """A loaded lesson with where its texts live and its misconception catalogue."""
+    """A loaded lesson: where its texts live, its misconceptions and its worked examples.
+
+    ``texts`` and ``reference`` map a language to the markdown file; ``examples`` are the
+    replayed worked examples by id, which the lesson's texts quote; ``pages`` holds the texts
+    with their examples and quotes filled in (``"lesson"`` / ``"reference"`` -> language ->
+    markdown), filled when the bank loads so a broken quote fails the load, not a page.
+    """
 
     lesson: Lesson
     directory: Path
     texts: dict[str, Path]
     misconceptions: dict[str, MisconceptionInfo]
+    reference: dict[str, Path] = field(default_factory=dict)
+    examples: dict[str, WorkedExample] = field(default_factory=dict)
+    pages: dict[str, dict[str, str]] = field(default_factory=dict)
+
+    def quotes(self, local: dict[str, tuple[dict[str, Any], int]] | None = None) -> Quotes:
+        """Return the quotable replays: the lesson's examples, plus a question's own ones."""
+        traces = {key: (ex.trace, ex.step) for key, ex in self.examples.items()}
+        traces.update(local or {})
+        return Quotes(traces)
 
 
 @dataclass(frozen=True)
@@ -119,44 +154,129 @@ def content_hash(root: Path) -> str:
     return digest.hexdigest()[:16]
 
 
-def read_lesson(directory: Path) -> LessonEntry:
-    """Read and validate ``lesson.yaml`` and check that its text files exist."""
-    path = directory / LESSON_FILE
-    data = schema.load_with(schema.LessonSchema(), read_yaml(path), str(path))
-    if data["id"] != directory.name:
-        raise BankError(str(path), "id", f"must equal the folder name {directory.name!r}")
-    texts = {}
-    for lang, name in data["text"].items():
+def replay(scenario: dict[str, Any]) -> dict[str, Any]:
+    """Replay a scenario through the ledger core (imported on first use)."""
+    from quizsvc.ledger import replay as ledger_replay
+
+    return ledger_replay(scenario)
+
+
+def _text_paths(directory: Path, names: dict[str, str] | None, path: Path, key: str
+                ) -> dict[str, Path]:
+    found = {}
+    for lang, name in (names or {}).items():
         text_path = directory / name
         if not text_path.is_file():
-            raise BankError(str(path), f"text.{lang}", f"file {name!r} not found")
-        texts[lang] = text_path
-    sections = tuple(
-        Section(s["id"], text(s["title"]), text(s["heading"]) if s["heading"] else None)
-        for s in data["sections"]
-    )
-    for index, section in enumerate(sections):
-        for lang, text_path in texts.items():
+            raise BankError(str(path), f"{key}.{lang}", f"file {name!r} not found")
+        found[lang] = text_path
+    return found
+
+
+def read_rules(directory: Path, sections: tuple[Section, ...]) -> tuple[Rule, ...]:
+    """Read ``rules.yaml`` (none: the lesson tests no named rules) and check each section."""
+    path = directory / RULES_FILE
+    if not path.is_file():
+        return ()
+    data = schema.load_with(schema.RulesFileSchema(), read_yaml(path), str(path))
+    known = {section.id for section in sections}
+    rules = []
+    for index, item in enumerate(data["rules"]):
+        if item["section"] not in known:
+            raise BankError(str(path), f"rules.{index}.section",
+                            f"{item['section']!r} is not a section of the lesson")
+        rules.append(Rule(item["id"], text(item["title"]), item["section"]))
+    return tuple(rules)
+
+
+def read_glossary(directory: Path, rules: tuple[Rule, ...]) -> tuple[GlossaryTerm, ...]:
+    """Read ``glossary.yaml`` (none: an empty glossary) and check that each term's rule exists."""
+    path = directory / GLOSSARY_FILE
+    if not path.is_file():
+        return ()
+    data = schema.load_with(schema.GlossaryFileSchema(), read_yaml(path), str(path))
+    known = {rule.id for rule in rules}
+    terms = []
+    for index, item in enumerate(data["terms"]):
+        if item["rule"] not in known:
+            raise BankError(str(path), f"terms.{index}.rule", f"{item['rule']!r} is not a rule")
+        terms.append(GlossaryTerm(item["id"], item["term"], text(item["name"]),
+                                  text(item["definition"]), item["rule"], item["flashcard"]))
+    return tuple(terms)
+
+
+def read_examples(directory: Path, rules: tuple[Rule, ...]) -> dict[str, WorkedExample]:
+    """Read and replay every ``examples/<id>.yaml``; a scenario the ledger refuses is an error."""
+    folder = directory / EXAMPLES_DIR
+    if not folder.is_dir():
+        return {}
+    known = {rule.id for rule in rules}
+    found: dict[str, WorkedExample] = {}
+    for path in sorted(folder.glob("*.yaml")):
+        spec = schema.load_with(schema.ExampleSchema(), read_yaml(path), str(path))
+        if spec["id"] != path.stem:
+            raise BankError(str(path), "id", f"must equal the file name {path.stem!r}")
+        if spec["rule"] not in known:
+            raise BankError(str(path), "rule", f"{spec['rule']!r} is not a rule")
+        try:
+            found[spec["id"]] = examples.make_example(spec, replay)
+        except QuoteError as error:
+            raise BankError(str(path), "scenario", str(error)) from None
+        except Exception as error:  # the ledger refusing a scenario names it
+            raise BankError(str(path), "scenario", f"{type(error).__name__}: {error}") from None
+    return found
+
+
+def check_headings(path: Path, sections: tuple[Section, ...], texts: dict[str, Path]) -> None:
+    """Require every section's heading to be a heading of each language's text."""
+    for lang, text_path in texts.items():
+        headings = [
+            line.lstrip("#").strip()
+            for line in text_path.read_text(encoding="utf-8").splitlines()
+            if line.startswith("#")
+        ]
+        for index, section in enumerate(sections):
             if section.heading is None:
                 continue
             wanted = section.heading.get(lang)
-            headings = [
-                line.lstrip("#").strip()
-                for line in text_path.read_text(encoding="utf-8").splitlines()
-                if line.startswith("#")
-            ]
             if wanted not in headings:
                 raise BankError(
                     str(path),
                     f"sections.{index}.heading.{lang}",
                     f"no heading {wanted!r} in {text_path.name}",
                 )
-    lesson = Lesson(id=data["id"], title=text(data["title"]), sections=sections)
+
+
+def read_lesson(directory: Path) -> LessonEntry:
+    """Read and validate ``lesson.yaml``, its rules, glossary, examples and text files."""
+    path = directory / LESSON_FILE
+    data = schema.load_with(schema.LessonSchema(), read_yaml(path), str(path))
+    if data["id"] != directory.name:
+        raise BankError(str(path), "id", f"must equal the folder name {directory.name!r}")
+    texts = _text_paths(directory, data["text"], path, "text")
+    reference = _text_paths(directory, data["reference"], path, "reference")
+    sections = tuple(
+        Section(s["id"], text(s["title"]), text(s["heading"]) if s["heading"] else None)
+        for s in data["sections"]
+    )
+    check_headings(path, sections, texts)
+    rules = read_rules(directory, sections)
+    lesson = Lesson(id=data["id"], title=text(data["title"]), sections=sections, rules=rules,
+                    glossary=read_glossary(directory, rules))
     misconceptions = {
         m["id"]: MisconceptionInfo(m["id"], text(m["name"]), text(m["rule"]))
         for m in data["misconceptions"]
     }
-    return LessonEntry(lesson, directory, texts, misconceptions)
+    worked = read_examples(directory, rules)
+    pages: dict[str, dict[str, str]] = {}
+    for page, files in (("lesson", texts), ("reference", reference)):
+        key = "text" if page == "lesson" else "reference"
+        for lang, text_path in files.items():
+            try:
+                pages.setdefault(page, {})[lang] = examples.expand(
+                    text_path.read_text(encoding="utf-8"), worked, lang)
+            except QuoteError as error:
+                raise BankError(str(text_path), f"{key}.{lang}", str(error)) from None
+    return LessonEntry(lesson, directory, texts, misconceptions, reference, worked, pages)
 
 
 def question_files(directory: Path) -> list[tuple[Path, str]]:
@@ -176,20 +296,62 @@ def question_files(directory: Path) -> list[tuple[Path, str]]:
 
 
 def check_references(spec: dict[str, Any], lesson: LessonEntry, path: Path) -> None:
-    """Check that a question's section and misconception ids exist in its lesson."""
+    """Check that a question's section, rules and misconception ids exist in its lesson.
+
+    A question that names rules belongs to the section of its first rule: that is where its
+    reveal sends a learner back to.
+    """
     sections = {section.id for section in lesson.lesson.sections}
     if spec["section"] not in sections:
         raise BankError(str(path), "section", f"{spec['section']!r} is not a section of the lesson")
+    for index, rule_id in enumerate(spec.get("rules", [])):
+        rule = lesson.lesson.rule(rule_id)
+        if rule is None:
+            raise BankError(str(path), f"rules.{index}", f"{rule_id!r} is not a rule of the lesson")
+        if index == 0 and rule.section != spec["section"]:
+            raise BankError(str(path), "section",
+                            f"must be {rule.section!r}, the section of its first rule {rule_id!r}")
     named: list[tuple[str, str]] = [
         (f"misconceptions.{i}", mid) for i, mid in enumerate(spec.get("misconceptions", []))
     ]
-    for key in ("options", "items"):
-        for i, option in enumerate(spec.get(key, [])):
-            if option.get("misconception"):
-                named.append((f"{key}.{i}.misconception", option["misconception"]))
+    for form_index, form in enumerate(spec.get("forms") or [spec]):
+        prefix = f"forms.{form_index}." if spec.get("forms_written") else ""
+        for key in ("options", "items"):
+            for i, option in enumerate(form.get(key, [])):
+                if option.get("misconception"):
+                    named.append((f"{prefix}{key}.{i}.misconception", option["misconception"]))
     for field_name, mid in named:
         if mid not in lesson.misconceptions:
             raise BankError(str(path), field_name, f"{mid!r} is not in the lesson's catalogue")
+
+
+def fill_quotes(value: Any, quotes: Quotes, lang: str | None = None) -> Any:
+    """Return ``value`` with every ``{{example.who.field}}`` of its texts filled in.
+
+    Texts are ``{zh, en}`` mappings; data fields (``DATA_KEYS``) are left as they are.
+    """
+    if isinstance(value, dict):
+        if set(value) == {"zh", "en"} and all(isinstance(v, str) for v in value.values()):
+            return {key: quotes.fill(item, key) for key, item in value.items()}
+        return {key: item if key in DATA_KEYS else fill_quotes(item, quotes, lang)
+                for key, item in value.items()}
+    if isinstance(value, list):
+        return [fill_quotes(item, quotes, lang) for item in value]
+    return value
+
+
+def local_scenarios(spec: dict[str, Any], path: Path) -> dict[str, tuple[dict[str, Any], int]]:
+    """Replay a question's own scenarios (the numbers its texts quote)."""
+    found = {}
+    for name, entry in spec.get("scenarios", {}).items():
+        try:
+            trace = replay(dict(entry["scenario"]))
+            examples.step_record(trace, entry["step"])
+        except Exception as error:  # a scenario the ledger refuses names itself
+            raise BankError(str(path), f"scenarios.{name}",
+                            f"{type(error).__name__}: {error}") from None
+        found[name] = (trace, entry["step"])
+    return found
 
 
 def read_question(path: Path, expected_id: str, lesson: LessonEntry) -> QuestionEntry:
@@ -198,6 +360,10 @@ def read_question(path: Path, expected_id: str, lesson: LessonEntry) -> Question
     if spec["id"] != expected_id:
         raise BankError(str(path), "id", f"must equal the file or folder name {expected_id!r}")
     check_references(spec, lesson, path)
+    try:
+        spec = fill_quotes(spec, lesson.quotes(local_scenarios(spec, path)))
+    except QuoteError as error:
+        raise BankError(str(path), "(texts)", str(error)) from None
     kind = QuestionKind(spec["kind"])
     generator = None
     if kind is QuestionKind.NUMERIC:
@@ -217,8 +383,22 @@ def read_question(path: Path, expected_id: str, lesson: LessonEntry) -> Question
             for a in spec["anchors"]
         ),
         title=text(spec["title"]),
+        rules=tuple(spec["rules"]),
     )
     return QuestionEntry(question, spec, path, generator)
+
+
+def check_glossary_cards(lesson: LessonEntry, questions: dict[str, QuestionEntry]) -> None:
+    """Require each glossary term's flashcard to be a flashcard question of its lesson."""
+    path = lesson.directory / GLOSSARY_FILE
+    for index, term in enumerate(lesson.lesson.glossary):
+        if term.flashcard is None:
+            continue
+        entry = questions.get(term.flashcard)
+        if (entry is None or entry.question.kind is not QuestionKind.FLASHCARD
+                or entry.question.lesson != lesson.lesson.id):
+            raise BankError(str(path), f"terms.{index}.flashcard",
+                            f"{term.flashcard!r} is not a flashcard of the lesson")
 
 
 def read_content(root: Path) -> BankContent:
@@ -241,6 +421,7 @@ def read_content(root: Path) -> BankContent:
                 other = questions[entry.question.id].path
                 raise BankError(str(path), "id", f"duplicate of {other}")
             questions[entry.question.id] = entry
+        check_glossary_cards(lesson, questions)
     if not lessons:
         raise BankError(str(root), "(directory)", f"no lesson folder with a {LESSON_FILE}")
     return BankContent(root, content_hash(root), lessons, questions)

@@ -24,6 +24,11 @@ class QuestionKind(StrEnum):
     EXPLAIN = "explain"  # free text, stored, never auto-graded
 
 
+# The kinds graded from an answer key; flashcards and explanations are self-rated.
+GRADED = frozenset({QuestionKind.NUMERIC, QuestionKind.CHOICE, QuestionKind.MULTI,
+                    QuestionKind.ORDER, QuestionKind.ANCHOR})
+
+
 @dataclass(frozen=True)
 class Text:
     """Hold one piece of text in the lesson's language (zh, primary) and English."""
@@ -59,12 +64,53 @@ class Section:
 
 
 @dataclass(frozen=True)
+class Rule:
+    """Name one rule the bank tests and the section whose text teaches it.
+
+    The lesson page carries the anchor ``#rule-<id>`` at the rule's own heading, inside its
+    section; a question's reveal links to the anchor of its first rule.
+    """
+
+    id: str
+    title: Text
+    section: str
+
+    @property
+    def anchor(self) -> str:
+        """Return the fragment id of the rule's heading on the lesson page."""
+        return f"rule-{self.id}"
+
+
+@dataclass(frozen=True)
+class GlossaryTerm:
+    """Define one term that prompts, options or solutions use, and where it is taught.
+
+    ``term`` is written as prompts write it (code terms verbatim, e.g. ``num_computed_tokens``);
+    ``rule`` names the rule whose section teaches it; ``flashcard`` is the id of the flashcard
+    that drills it, if there is one. The glossary page anchors it at ``#term-<id>``.
+    """
+
+    id: str
+    term: str
+    name: Text
+    definition: Text
+    rule: str
+    flashcard: str | None = None
+
+
+@dataclass(frozen=True)
 class Lesson:
-    """Describe one lesson: its id, title, sections and where its text lives."""
+    """Describe one lesson: its id, title, sections, the rules it teaches and its glossary."""
 
     id: str
     title: Text
     sections: tuple[Section, ...]
+    rules: tuple[Rule, ...] = ()
+    glossary: tuple[GlossaryTerm, ...] = ()
+
+    def rule(self, rule_id: str) -> Rule | None:
+        """Return the rule ``rule_id`` of this lesson, or None."""
+        return next((rule for rule in self.rules if rule.id == rule_id), None)
 
 
 @dataclass(frozen=True)
@@ -78,6 +124,7 @@ class Question:
     tags: tuple[str, ...]
     anchors: tuple[SourceAnchor, ...]
     title: Text
+    rules: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -120,7 +167,9 @@ class Variant:
     ``answer``, ``solution`` and ``misconceptions`` must never leave the server before the
     learner has earned them. For numeric questions ``scenario`` is the FORMAT.md ledger
     scenario the answer was computed from and ``answer_ref`` holds one JSON Pointer per answer
-    element into its trace. Flashcards put their back side in ``solution``.
+    element into its trace. Flashcards put their back side in ``solution``. ``rules`` are the
+    ids of the rules the question tests (the first one is where ``lesson_link`` points);
+    ``form`` is the index of the authored form this variant was drawn from.
     """
 
     question_id: str
@@ -137,6 +186,8 @@ class Variant:
     scenario: dict[str, Any] | None = None
     answer_ref: tuple[str, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)
+    rules: tuple[str, ...] = ()
+    form: int = 0
 
 
 @dataclass(frozen=True)

@@ -30,10 +30,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, cast
 
 from quizsvc.bank import pointer
 from quizsvc.bank.errors import BankError, Redraw
+from quizsvc.bank.model import Text
 
 MAX_ATTEMPTS = 64
 ANSWER_PHASES = ("before_schedule", "after_schedule", "after_update")
@@ -157,7 +158,7 @@ class Context:
         """Return the trace entry of ``step`` (default: the step the question is about)."""
         target = self.build.step if step is None else step
         try:
-            return self.trace["steps"][step_index(self.trace, target)]
+            return cast(dict[str, Any], self.trace["steps"][step_index(self.trace, target)])
         except KeyError:
             raise Redraw(f"the replay ended before step {target}") from None
 
@@ -166,11 +167,11 @@ class Context:
         requests = self.step(step)["requests"]
         if rid not in requests:
             raise Redraw(f"request {rid} is not alive in step {step}")
-        return requests[rid]
+        return cast(dict[str, Any], requests[rid])
 
     def before(self, rid: str, name: str, step: int | None = None) -> int:
         """Return counter ``name`` of ``rid`` as ``schedule()`` found it in ``step``."""
-        return self.request(rid, step)["before_schedule"][name]
+        return cast(int, self.request(rid, step)["before_schedule"][name])
 
     def after_schedule(self, rid: str, name: str, step: int | None = None) -> Any:
         """Return counter ``name`` of ``rid`` right after ``schedule()`` in ``step``."""
@@ -435,3 +436,26 @@ def scenario(
     if aborts:
         body["aborts"] = {str(step): value for step, value in sorted(aborts.items())}
     return body
+
+
+def ordinal(number: int) -> str:
+    """Write an English ordinal (1st, 2nd, 3rd, 4th, 11th...) for "the 2nd token"."""
+    if 10 <= number % 100 <= 20:
+        return f"{number}th"
+    return f"{number}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(number % 10, 'th')}"
+
+
+def running_list(state: list[tuple[str, int, int]], labels: dict[str, str] | None = None) -> Text:
+    """Describe a running list for a prompt: each request's C and the blocks it holds.
+
+    ``state`` holds (request id, C, blocks held) in running-list order; ``labels`` adds a
+    per-request note (e.g. its priority). The English noun agrees with the block count.
+    """
+    labels = labels or {}
+    zh, en = [], []
+    for rid, computed, held in state:
+        extra = labels.get(rid, "")
+        zh.append(f"{rid}（{extra + '，' if extra else ''}C={computed}，持有 {held} 块）")
+        blocks = "block" if held == 1 else "blocks"
+        en.append(f"{rid} ({extra + ', ' if extra else ''}C={computed}, {held} {blocks})")
+    return Text("、".join(zh), ", ".join(en))

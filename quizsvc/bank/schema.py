@@ -11,10 +11,18 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
+from marshmallow import (
+    RAISE,
+    Schema,
+    ValidationError,
+    fields,
+    post_load,
+    validate,
+    validates_schema,
+)
 
 from quizsvc.bank.errors import BankError
-from quizsvc.bank.model import QuestionKind
+from quizsvc.bank.model import GRADED, QuestionKind
 
 SLUG = validate.Regexp(r"^[a-z0-9]+(-[a-z0-9]+)*$", error="must be a lowercase-hyphenated slug")
 PARAM_NAME = validate.Regexp(r"^[a-z_][a-z0-9_]*$", error="must be a lowercase identifier")
@@ -74,16 +82,27 @@ class MisconceptionSchema(StrictSchema):
     rule = fields.Nested(TextSchema, required=True)
 
 
+def _text_files(required: bool) -> fields.Dict:
+    """Return the field naming one markdown file per language (``{zh: x.zh.md, en: ...}``)."""
+    options: dict[str, Any] = {"required": True} if required else {"load_default": None}
+    return fields.Dict(
+        keys=fields.String(validate=validate.OneOf(["zh", "en"])),
+        values=fields.String(validate=validate.Regexp(r"^[\w.-]+\.md$")),
+        **options,
+    )
+
+
 class LessonSchema(StrictSchema):
-    """Validate ``lesson.yaml``: identity, sections, the text files and the misconceptions."""
+    """Validate ``lesson.yaml``: identity, sections, the text files and the misconceptions.
+
+    ``reference`` names the quick-reference page's text files (every formula and limit on one
+    page), optional for a lesson that has none.
+    """
 
     id = fields.String(required=True, validate=SLUG)
     title = fields.Nested(TextSchema, required=True)
-    text = fields.Dict(
-        keys=fields.String(validate=validate.OneOf(["zh", "en"])),
-        values=fields.String(validate=validate.Regexp(r"^[\w.-]+\.md$")),
-        required=True,
-    )
+    text = _text_files(required=True)
+    reference = _text_files(required=False)
     sections = fields.List(fields.Nested(SectionSchema), required=True, validate=NON_EMPTY)
     misconceptions = fields.List(fields.Nested(MisconceptionSchema), load_default=list)
 
@@ -93,14 +112,94 @@ class LessonSchema(StrictSchema):
         if "zh" not in data["text"]:
             raise ValidationError("the Chinese text (zh) is required", "text")
         for key in ("sections", "misconceptions"):
-            ids = [item["id"] for item in data[key]]
-            duplicates = sorted({i for i in ids if ids.count(i) > 1})
-            if duplicates:
-                raise ValidationError(f"duplicate ids {duplicates}", key)
+            _no_duplicates([item["id"] for item in data[key]], key)
+
+
+class RuleSchema(StrictSchema):
+    """Validate one rule of ``rules.yaml``: its id, its title and the section that teaches it."""
+
+    id = fields.String(required=True, validate=SLUG)
+    title = fields.Nested(TextSchema, required=True)
+    section = fields.String(required=True, validate=SLUG)
+
+
+class RulesFileSchema(StrictSchema):
+    """Validate ``rules.yaml``: a ``rules`` list with unique ids."""
+
+    rules = fields.List(fields.Nested(RuleSchema), required=True, validate=NON_EMPTY)
+
+    @validates_schema
+    def check_unique(self, data: dict[str, Any], **_: Any) -> None:
+        """Require unique rule ids."""
+        _no_duplicates([rule["id"] for rule in data["rules"]], "rules")
+
+
+class GlossaryTermSchema(StrictSchema):
+    """Validate one glossary term (the field names are a contract with the deck export)."""
+
+    id = fields.String(required=True, validate=SLUG)
+    term = fields.String(required=True, validate=NON_EMPTY)
+    name = fields.Nested(TextSchema, required=True)
+    definition = fields.Nested(TextSchema, required=True)
+    rule = fields.String(required=True, validate=SLUG)
+    flashcard = fields.String(load_default=None, validate=SLUG)
+
+
+class GlossaryFileSchema(StrictSchema):
+    """Validate ``glossary.yaml``: a ``terms`` list with unique ids and unique terms."""
+
+    terms = fields.List(fields.Nested(GlossaryTermSchema), required=True, validate=NON_EMPTY)
+
+    @validates_schema
+    def check_unique(self, data: dict[str, Any], **_: Any) -> None:
+        """Require unique ids and terms."""
+        _no_duplicates([term["id"] for term in data["terms"]], "terms")
+        _no_duplicates([term["term"] for term in data["terms"]], "terms")
+
+
+class ExampleSchema(StrictSchema):
+    """Validate one worked example: a ledger scenario, the step it shows and how to show it.
+
+    ``rows`` are the request ids the table lists (default: every request in the step);
+    ``columns`` the table's columns; ``view: fields`` shows the step's ``SchedulerOutput``
+    fields instead of one row per request; ``simulator`` the simulator page's settings that
+    build the same state, when its form can express it (else the page loads the scenario).
+    """
+
+    id = fields.String(required=True, validate=SLUG)
+    rule = fields.String(required=True, validate=SLUG)
+    step = fields.Integer(required=True, strict=True, validate=validate.Range(min=0))
+    setting = fields.Nested(TextSchema, required=True)
+    rows = fields.List(fields.String(validate=NON_EMPTY), load_default=list)
+    columns = fields.List(fields.String(validate=NON_EMPTY), load_default=list)
+    simulator = fields.Dict(keys=fields.String(), values=fields.Raw(), load_default=None)
+    view = fields.String(load_default="requests",
+                         validate=validate.OneOf(["requests", "fields"]))
+    scenario = fields.Dict(required=True)
+
+
+class LocalScenarioSchema(StrictSchema):
+    """Validate a question's own scenario: its numbers fill ``{{name.who.field}}`` in texts."""
+
+    step = fields.Integer(required=True, strict=True, validate=validate.Range(min=0))
+    scenario = fields.Dict(required=True)
+
+
+def _no_duplicates(ids: list[str], field_name: str) -> None:
+    duplicates = sorted({i for i in ids if ids.count(i) > 1})
+    if duplicates:
+        raise ValidationError(f"duplicate ids {duplicates}", field_name)
+
+
 
 
 class QuestionBaseSchema(StrictSchema):
-    """Validate the fields every question has."""
+    """Validate the fields every question has.
+
+    ``rules`` name the rules the question tests, the first one the rule its reveal links to;
+    every graded question must name at least one. ``scenarios`` are ledger scenarios whose
+    replayed numbers the question's texts quote.
+    """
 
     id = fields.String(required=True, validate=SLUG)
     kind = fields.String(required=True, validate=validate.OneOf([k.value for k in QuestionKind]))
@@ -108,6 +207,19 @@ class QuestionBaseSchema(StrictSchema):
     tags = fields.List(fields.String(validate=SLUG), required=True, validate=NON_EMPTY)
     anchors = fields.List(fields.Nested(AnchorSchema), required=True, validate=NON_EMPTY)
     title = fields.Nested(TextSchema, required=True)
+    rules = fields.List(fields.String(validate=SLUG), load_default=list)
+    scenarios = fields.Dict(
+        keys=fields.String(validate=SLUG), values=fields.Nested(LocalScenarioSchema),
+        load_default=dict,
+    )
+
+    @validates_schema
+    def check_rules(self, data: dict[str, Any], **_: Any) -> None:
+        """Require graded questions to name their rules, each once."""
+        if QuestionKind(data["kind"]) in GRADED and not data["rules"]:
+            raise ValidationError("a graded question must name the rules it tests", "rules")
+        if len(set(data["rules"])) != len(data["rules"]):
+            raise ValidationError("a rule is listed twice", "rules")
 
 
 class OptionSchema(StrictSchema):
@@ -125,8 +237,8 @@ def _unique_option_ids(options: list[dict[str, Any]], field_name: str) -> set[st
     return set(ids)
 
 
-class ChoiceSchema(QuestionBaseSchema):
-    """Validate a single-answer question (``choice`` or ``anchor``)."""
+class ChoiceFormSchema(StrictSchema):
+    """Validate one form of a single-answer question: its own prompt, options, answer, solution."""
 
     prompt = fields.Nested(TextSchema, required=True)
     options = fields.List(
@@ -146,8 +258,19 @@ class ChoiceSchema(QuestionBaseSchema):
                 raise ValidationError("the correct option cannot carry a misconception", "options")
 
 
-class MultiSchema(QuestionBaseSchema):
-    """Validate a multiple-answer question: ``answer`` is the set of correct option ids."""
+class DrawSchema(StrictSchema):
+    """Validate how many right and wrong options a multiple-answer form draws from its pool."""
+
+    right = fields.Integer(required=True, strict=True, validate=validate.Range(min=1))
+    wrong = fields.Integer(required=True, strict=True, validate=validate.Range(min=1))
+
+
+class MultiFormSchema(StrictSchema):
+    """Validate one form of a multiple-answer question: ``answer`` is the set of right ids.
+
+    With ``draw``, the options are a pool: each variant shows ``draw.right`` of the right
+    options and ``draw.wrong`` of the wrong ones, and is graded on the ones it shows.
+    """
 
     prompt = fields.Nested(TextSchema, required=True)
     options = fields.List(
@@ -155,6 +278,7 @@ class MultiSchema(QuestionBaseSchema):
     )
     answer = fields.List(fields.String(validate=OPTION_ID), required=True, validate=NON_EMPTY)
     solution = fields.Nested(TextSchema, required=True)
+    draw = fields.Nested(DrawSchema, load_default=None)
 
     @validates_schema
     def check_answer(self, data: dict[str, Any], **_: Any) -> None:
@@ -167,19 +291,106 @@ class MultiSchema(QuestionBaseSchema):
             raise ValidationError("answer ids must be unique", "answer")
         if set(data["answer"]) == ids:
             raise ValidationError("at least one option must be wrong", "answer")
+        draw = data["draw"]
+        if draw and (draw["right"] > len(data["answer"])
+                     or draw["wrong"] > len(ids) - len(data["answer"])):
+            raise ValidationError("draws more options than the pool holds", "draw")
 
 
-class OrderSchema(QuestionBaseSchema):
-    """Validate an ordering question: ``items`` are written in the correct order."""
+class OrderFormSchema(StrictSchema):
+    """Validate one form of an ordering question: ``items`` are written in the correct order.
+
+    With ``draw``, each variant orders that many of the items (kept in their relative order).
+    """
 
     prompt = fields.Nested(TextSchema, required=True)
     items = fields.List(fields.Nested(OptionSchema), required=True, validate=validate.Length(min=3))
     solution = fields.Nested(TextSchema, required=True)
+    draw = fields.Integer(load_default=None, strict=True, validate=validate.Range(min=3))
 
     @validates_schema
     def check_items(self, data: dict[str, Any], **_: Any) -> None:
-        """Require unique item ids."""
+        """Require unique item ids and a draw no larger than the items."""
         _unique_option_ids(data["items"], "items")
+        if data["draw"] is not None and data["draw"] > len(data["items"]):
+            raise ValidationError("draws more items than there are", "draw")
+
+
+def _forms_field(form: type[Schema]) -> fields.List[Any]:
+    return fields.List(fields.Nested(form), load_default=None, validate=NON_EMPTY)
+
+
+class FormsMixin:
+    """Accept either one form written at the top level or a ``forms`` list, never both.
+
+    Loading always yields ``forms`` (a list of validated forms), so the bank draws every kind
+    the same way: one form per seed, graded from that form's own answer.
+    """
+
+    form_schema: type[Schema]
+    form_keys: tuple[str, ...]
+
+    @validates_schema
+    def check_forms(self, data: dict[str, Any], **_: Any) -> None:
+        """Require exactly one way of writing the forms."""
+        top = [key for key in self.form_keys if key in data]
+        if data.get("forms") and top:
+            raise ValidationError(f"give either forms or {', '.join(top)}", "forms")
+        if not data.get("forms") and not top:
+            raise ValidationError("give the question's prompt, or its forms", "forms")
+
+    @post_load
+    def gather_forms(self, data: dict[str, Any], **_: Any) -> dict[str, Any]:
+        """Move a top-level form into ``forms`` after validating it as a form.
+
+        ``forms_written`` remembers which way the file was written, so that later errors name
+        the field as the author wrote it (``options.1`` rather than ``forms.0.options.1``).
+        """
+        data["forms_written"] = bool(data.get("forms"))
+        if not data.get("forms"):
+            single = {key: data.pop(key) for key in self.form_keys if key in data}
+            try:
+                data["forms"] = [self.form_schema().load(single)]
+            except ValidationError as error:
+                raise ValidationError(error.messages) from None
+        return data
+
+
+class ChoiceSchema(FormsMixin, QuestionBaseSchema):
+    """Validate a single-answer question (``choice`` or ``anchor``)."""
+
+    form_schema = ChoiceFormSchema
+    form_keys = ("prompt", "options", "answer", "solution")
+    prompt = fields.Raw()
+    options = fields.Raw()
+    answer = fields.Raw()
+    solution = fields.Raw()
+    forms = _forms_field(ChoiceFormSchema)
+
+
+class MultiSchema(FormsMixin, QuestionBaseSchema):
+    """Validate a multiple-answer question."""
+
+    form_schema = MultiFormSchema
+    form_keys = ("prompt", "options", "answer", "solution", "draw")
+    prompt = fields.Raw()
+    options = fields.Raw()
+    answer = fields.Raw()
+    solution = fields.Raw()
+    draw = fields.Raw()
+    forms = _forms_field(MultiFormSchema)
+
+
+class OrderSchema(FormsMixin, QuestionBaseSchema):
+    """Validate an ordering question."""
+
+    form_schema = OrderFormSchema
+    form_keys = ("prompt", "items", "solution", "draw")
+    prompt = fields.Raw()
+    items = fields.Raw()
+    solution = fields.Raw()
+    draw = fields.Raw()
+    forms = _forms_field(OrderFormSchema)
 
 
 class FlashcardSchema(QuestionBaseSchema):
@@ -272,7 +483,8 @@ def load_with(schema: Schema, data: Any, path: str) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise BankError(path, "(file)", "must be a mapping")
     try:
-        return schema.load(data)
+        loaded: dict[str, Any] = schema.load(data)
+        return loaded
     except ValidationError as error:
         field_name, reason = first_error(error.messages)
         raise BankError(path, field_name, reason) from None
@@ -284,7 +496,7 @@ def load_question(data: Any, path: str) -> dict[str, Any]:
         raise BankError(path, "(file)", "must be a mapping")
     kind = data.get("kind")
     try:
-        schema_class = QUESTION_SCHEMAS[QuestionKind(kind)]
+        schema_class = QUESTION_SCHEMAS[QuestionKind(str(kind))]
     except (ValueError, KeyError):
         choices = ", ".join(k.value for k in QuestionKind)
         raise BankError(path, "kind", f"must be one of: {choices}") from None

@@ -146,7 +146,8 @@ class SelfAssessmentFormSchema(StrictSchema):
 class OpenBookFormSchema(StrictSchema):
     """Open the book on a lesson from the page that asked, then go on to ``then``."""
 
-    then = fields.String(load_default="lesson", validate=validate.OneOf(("lesson", "anki")))
+    then = fields.String(load_default="lesson", validate=validate.OneOf(
+        ("lesson", "anki", "reference", "glossary")))
 
 
 class SimulatorOpenBookFormSchema(StrictSchema):

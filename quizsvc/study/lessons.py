@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from quizsvc.bank.model import Question, Section
+from quizsvc.bank.model import GlossaryTerm, Question, Rule, Section, Variant
 from quizsvc.errors import Conflict
 from quizsvc.store import sessions as sessions_store
 from quizsvc.study.context import Context
@@ -91,6 +91,33 @@ def read_lesson(ctx: Context, lesson_id: str, lang: str = "zh") -> LessonText:
     text = ctx.bank.lesson_text(lesson_id, lang)
     return LessonText(lesson.id, lesson.title, lang, text, lesson.sections,
                       ctx.index.by_lesson.get(lesson_id, ()))
+
+
+def read_reference(ctx: Context, lesson_id: str, lang: str = "zh") -> tuple[LessonText, str]:
+    """Return a lesson and its quick reference (markdown; empty if it has none), refused
+    like the lesson while questions of it are open closed-book: the page is part of the book."""
+    text = read_lesson(ctx, lesson_id, lang)
+    return text, ctx.bank.reference_text(lesson_id, lang)
+
+
+@dataclass(frozen=True)
+class GlossaryEntry:
+    """A glossary term with the rule that teaches it and the flashcard that drills it."""
+
+    term: GlossaryTerm
+    rule: Rule | None
+    flashcard: Variant | None
+
+
+def read_glossary(ctx: Context, lesson_id: str, lang: str = "zh"
+                  ) -> tuple[LessonText, list[GlossaryEntry]]:
+    """Return a lesson and its glossary, refused like the lesson while questions are open."""
+    text = read_lesson(ctx, lesson_id, lang)
+    lesson = ctx.index.lesson(lesson_id)
+    entries = [GlossaryEntry(term, lesson.rule(term.rule),
+                             ctx.bank.variant(term.flashcard, 0) if term.flashcard else None)
+               for term in lesson.glossary]
+    return text, entries
 
 
 def open_the_book(ctx: Context, lesson_id: str | None) -> int:

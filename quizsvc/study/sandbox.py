@@ -14,6 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, TypeGuard
 
+from quizsvc.bank.errors import NotFound
+from quizsvc.bank.examples import WorkedExample
 from quizsvc.errors import Invalid
 from quizsvc.ledger import Engine, ScenarioError, SchedulerCrash, parse_scenario, replay
 from quizsvc.study import simulator
@@ -144,6 +146,7 @@ class SimulatorRun:
     plan: simulator.ScenarioPlan
     trace: dict[str, Any]
     mismatches: list[str]
+    example: WorkedExample | None = None
 
 
 def run_settings(settings: simulator.SimulatorSettings) -> SimulatorRun:
@@ -166,6 +169,28 @@ def run_settings(settings: simulator.SimulatorSettings) -> SimulatorRun:
     mismatches = (simulator.reached_mismatches(trace, plan_made) if plan_made.check_reached
                   else [])
     return SimulatorRun(plan_made, trace, mismatches)
+
+
+def run_example(ctx: Context, example_id: str) -> SimulatorRun:
+    """Replay one of the lesson's worked examples as written (``/simulator?example=<id>``).
+
+    The examples whose state the simulator's form cannot express (prefix caching, priority,
+    ``max_tokens``, several prefills...) open their own scenario this way; the page draws its
+    steps with the simulator's own rules, the example's step as the target. An unknown id is
+    a ``SettingsError`` on ``example``.
+    """
+    try:
+        example = ctx.bank.example(example_id)
+    except NotFound:
+        raise simulator.SettingsError(
+            "example", f"no worked example {str(example_id)[:80]!r}") from None
+    trace = replay(example.scenario)
+    # The page reads the token budget from the plan's config; a scenario may leave it implicit.
+    scenario = {**example.scenario, "config": {
+        **example.scenario.get("config", {}),
+        "max_num_scheduled_tokens": trace["effective_config"]["max_num_scheduled_tokens"]}}
+    return SimulatorRun(simulator.ScenarioPlan(scenario, example.step, (), {}), trace, [],
+                        example)
 
 
 def plan(form: Mapping[str, str]) -> simulator.ScenarioPlan:

@@ -15,10 +15,13 @@ from typing import Any
 from quizsvc.web.markup import Block, render_blocks
 from quizsvc.web.text import say
 
-# The lesson's two worked examples, reproduced by the simulator's presets.
-SECTION_PRESETS: dict[str, str] = {
-    "mixed-step": "mixed-161",
-    "spec-rollback": "spec-11-10-3",
+# The opening page's two worked examples (by heading, zh and en), reproduced by the
+# simulator's presets; the teaching sections' examples carry their own simulator links.
+HEADING_PRESETS: dict[str, str] = {
+    "普通混合调度手算": "mixed-161",
+    "Worked by hand: an ordinary mixed step": "mixed-161",
+    "投机例子:4已经包含3个draft": "spec-11-10-3",
+    "Speculative example: the 4 already contains the 3 drafts": "spec-11-10-3",
 }
 
 
@@ -39,14 +42,15 @@ def _normal(text: str) -> str:
 
 def lesson_parts(markdown: str, sections: Sequence[Any], lang: str, title: str
                  ) -> list[LessonPart]:
-    """Split the lesson text at its headings and attach each section to its heading.
+    """Split the lesson text at its top two heading levels and attach each section to its heading.
 
     A heading that repeats the lesson's title is dropped (the page shows the title itself);
-    sections whose heading is not in the text are gathered in a last part without a heading.
+    deeper headings (a rule's, anchored ``#rule-<id>``) stay inside their part; sections whose
+    heading is not in the text are gathered in a last part without a heading.
     """
     raw: list[tuple[Block | None, list[Block]]] = [(None, [])]
     for block in render_blocks(markdown):
-        if block.kind == "heading":
+        if block.kind == "heading" and block.level <= 2:
             if _normal(block.text) == _normal(title):
                 continue
             raw.append((block, []))
@@ -66,11 +70,12 @@ def lesson_parts(markdown: str, sections: Sequence[Any], lang: str, title: str
                         heading.text):
                     mine.append(section)
                     placed.add(section.id)
+        preset = HEADING_PRESETS.get(heading.text) if heading is not None else None
         parts.append(LessonPart(
             heading=heading,
             blocks=tuple(blocks),
             sections=tuple(mine),
-            presets=tuple(SECTION_PRESETS[s.id] for s in mine if s.id in SECTION_PRESETS),
+            presets=(preset,) if preset else (),
             simulator=heading is not None and _normal(heading.text) == simulator_heading,
         ))
     rest = tuple(s for s in sections if s.id not in placed)

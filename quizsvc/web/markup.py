@@ -1,114 +1,155 @@
-"""Render the lesson's markdown to HTML: only the small subset the lesson uses, escaped first.
+"""Render the bank's markdown (lesson, reference, worked solutions) to HTML with markdown-it-py.
 
-The lesson files use headings, paragraphs, indented formula blocks, bullet lists, ``*em*``,
-``**strong**`` and backticked code. A full markdown library would be one more pinned
-dependency and would pass raw HTML through; this renderer escapes every character of the
-source before adding its own tags, so a lesson can never inject markup into the page.
+CommonMark plus tables, with raw HTML off: every character of the source is escaped before the
+renderer adds its own tags, so bank text can never inject markup into a page. Two plugins:
+
+- block attributes, for the anchors the bank writes above a heading (``{#rule-demand}``);
+  only ``id`` survives, and only an id the pages link to (``rule-``, ``term-``, ``card-``);
+- a ``::: details <summary>`` container, rendered as ``<details>``: the fold that keeps a
+  worked solution's step-by-step ledger trace below its explanation.
+
+Indented blocks are the lesson's formulas (``<pre class="formula">``); tables scroll on
+their own on narrow screens.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from html import escape
+from typing import Any, cast
 
+from markdown_it import MarkdownIt
+from markdown_it.renderer import RendererHTML
+from markdown_it.token import Token
 from markupsafe import Markup
+from mdit_py_plugins.attrs import attrs_block_plugin
+from mdit_py_plugins.container import container_plugin
 
-CODE_SPAN = re.compile(r"`([^`]+)`")
-STRONG = re.compile(r"\*\*(.+?)\*\*")
-EMPHASIS = re.compile(r"(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])")
-HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
-BULLET = re.compile(r"^\s{0,3}[-*]\s+(.*)$")
+ALLOWED_ID = re.compile(r"^(?:rule|term|card)-[a-z0-9]+(?:-[a-z0-9]+)*$")
+BETWEEN_TAGS = re.compile(r">\n+<")
 
 
 @dataclass(frozen=True)
 class Block:
-    """One rendered block of the lesson: a heading, paragraph, formula/code block or list.
+    """One rendered top-level block: a heading, paragraph, formula, list, table or fold.
 
-    ``text`` is a heading's plain text (used to match lesson sections to headings).
+    ``html`` is the whole block; for a heading ``inner`` is its content without the tag (a page
+    that wraps the heading in its own tag uses it), ``text`` its plain text (used to match
+    lesson sections to headings) and ``anchor`` the id written above it, if any.
     """
 
     kind: str
     html: Markup
     level: int = 0
     text: str = ""
+    inner: str = ""  # Markup (already escaped) for a heading
+    anchor: str = ""
 
 
-def inline(source: str) -> Markup:
-    """Render inline markup (code spans, strong, emphasis) of one escaped line of text."""
-    parts = CODE_SPAN.split(source)
-    out = []
-    for i, part in enumerate(parts):
-        if i % 2:
-            out.append(f"<code>{escape(part)}</code>")
-            continue
-        text = escape(part)
-        text = STRONG.sub(r"<strong>\1</strong>", text)
-        text = EMPHASIS.sub(r"<em>\1</em>", text)
-        out.append(text)
-    return Markup("".join(out))
+def _details(renderer: Any, tokens: Sequence[Token], idx: int, _options: Any, _env: Any) -> str:
+    token = tokens[idx]
+    if token.nesting == 1:
+        summary = token.info.strip()[len("details"):].strip()
+        return f"<details><summary>{escape(summary)}</summary>\n"
+    return "</details>\n"
 
 
-def plain(source: str) -> str:
-    """Return a heading's text without inline markers (for matching and labels)."""
-    return CODE_SPAN.sub(r"\1", source).replace("**", "").strip("* ").strip()
+def _formula(renderer: Any, tokens: Sequence[Token], idx: int, _options: Any, _env: Any) -> str:
+    body = tokens[idx].content.rstrip("\n")
+    return f'<pre class="formula"><code>{escape(body)}</code></pre>\n'
+
+
+def _table_open(renderer: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
+    return '<div class="table-wrap">' + str(renderer.renderToken(tokens, idx, options, env))
+
+
+def _table_close(renderer: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
+    return str(renderer.renderToken(tokens, idx, options, env)) + "</div>\n"
+
+
+@cache
+def parser() -> MarkdownIt:
+    """Return the one configured renderer (built once: it is stateless between documents)."""
+    md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
+    md.enable("table")
+    md.use(attrs_block_plugin)
+    md.use(container_plugin, name="details", render=_details)
+    md.add_render_rule("code_block", _formula)
+    md.add_render_rule("table_open", _table_open)
+    md.add_render_rule("table_close", _table_close)
+    return md
+
+
+def _clean(tokens: list[Token]) -> list[Token]:
+    """Keep only the anchor ids the pages link to; drop every other attribute a block set."""
+    for token in tokens:
+        if token.type.endswith("_open") and token.attrs:
+            wanted = token.attrs.get("id")
+            kept: dict[str, str | int | float] = (
+                {"id": wanted} if isinstance(wanted, str) and ALLOWED_ID.match(wanted) else {})
+            if token.type in ("th_open", "td_open") and "style" in token.attrs:
+                kept["style"] = token.attrs["style"]  # column alignment from the table syntax
+            token.attrs = kept
+    return tokens
+
+
+def _html(tokens: list[Token]) -> Markup:
+    md = parser()
+    return Markup(md.renderer.render(tokens, md.options, {}))
+
+
+def plain(tokens: Sequence[Token]) -> str:
+    """Return the plain text of an inline token's children (for heading matching and labels)."""
+    parts: list[str] = []
+    for token in tokens:
+        for child in token.children or ():
+            if child.type in ("text", "code_inline"):
+                parts.append(child.content)
+            elif child.type in ("softbreak", "hardbreak"):
+                parts.append(" ")
+    return "".join(parts).strip()
+
+
+BLOCK_KINDS = {"code_block": "code", "fence": "code", "bullet_list": "list",
+               "ordered_list": "list", "container_details": "details"}
 
 
 def render_blocks(source: str) -> list[Block]:
-    """Split markdown into rendered blocks, in order."""
+    """Split markdown into rendered top-level blocks, in order."""
+    md = parser()
+    tokens = _clean(md.parse(source))
     blocks: list[Block] = []
-    paragraph: list[str] = []
-    code: list[str] = []
-    items: list[str] = []
-
-    def flush() -> None:
-        if paragraph:
-            blocks.append(Block("paragraph", Markup("<p>") + inline(" ".join(paragraph))
-                                + Markup("</p>")))
-            paragraph.clear()
-        if code:
-            while code and not code[-1].strip():
-                code.pop()
-            body = escape("\n".join(code))
-            blocks.append(Block("code", Markup(f'<pre class="formula"><code>{body}</code></pre>')))
-            code.clear()
-        if items:
-            lis = "".join(f"<li>{inline(item)}</li>" for item in items)
-            blocks.append(Block("list", Markup(f"<ul>{lis}</ul>")))
-            items.clear()
-
-    for raw in source.splitlines():
-        line = raw.rstrip()
-        if code and (line.startswith("    ") or not line):
-            code.append(line[4:])
-            continue
-        if code:
-            flush()
-        if line.startswith("    ") and not paragraph and not items:
-            flush()
-            code.append(line[4:])
-            continue
-        if not line.strip():
-            flush()
-            continue
-        heading = HEADING.match(line)
-        if heading:
-            flush()
-            level = len(heading.group(1))
-            blocks.append(Block("heading", inline(heading.group(2)), level,
-                                plain(heading.group(2))))
-            continue
-        bullet = BULLET.match(line)
-        if bullet:
-            if paragraph or code:
-                flush()
-            items.append(bullet.group(1))
-            continue
-        if items and raw.startswith("  "):
-            items[-1] += " " + line.strip()
-            continue
-        if items:
-            flush()
-        paragraph.append(line.strip())
-    flush()
+    start = 0
+    while start < len(tokens):
+        token = tokens[start]
+        end = start + 1
+        if token.nesting == 1:
+            depth = 1
+            while depth:
+                depth += tokens[end].nesting
+                end += 1
+        kind = token.type.removesuffix("_open")
+        html = _html(tokens[start:end])
+        if kind == "heading":
+            inline = tokens[start + 1]
+            renderer = cast(RendererHTML, md.renderer)  # MarkdownIt's default renderer
+            inner = Markup(renderer.renderInline(inline.children or [], md.options, {}))
+            blocks.append(Block("heading", html, int(token.tag[1]), plain([inline]), inner,
+                                str(token.attrs.get("id", ""))))
+        else:
+            blocks.append(Block(BLOCK_KINDS.get(kind, kind), html))
+        start = end
     return blocks
+
+
+def render_markdown(source: str) -> Markup:
+    """Render a whole markdown text (a worked solution, a reference page) to HTML.
+
+    Newlines between tags are dropped so that text shown with ``white-space: pre-line`` (the
+    solution boxes) does not gain blank lines between its blocks.
+    """
+    html = str(_html(_clean(parser().parse(source or ""))))
+    return Markup(BETWEEN_TAGS.sub("><", html).strip())

@@ -64,6 +64,9 @@ bp = Blueprint(
 )
 
 LANG_COOKIE = "lang"
+# Blueprints whose pages share this chrome (language, navigation): these views and the
+# lesson's reference pages (quizsvc.web.reference).
+PAGE_BLUEPRINTS = frozenset({"web", "lesson_pages"})
 
 
 def current_lang() -> str:
@@ -96,7 +99,7 @@ def url_with(**changes: str | None) -> str:
 @bp.app_context_processor
 def page_globals() -> dict[str, Any]:
     """Give every template its language, the text helper and the navigation."""
-    if request.blueprint != "web":
+    if request.blueprint not in PAGE_BLUEPRINTS:
         return {}
     lang = current_lang()
     other = "en" if lang == "zh" else "zh"
@@ -221,7 +224,8 @@ def lesson(lesson_id: str) -> str:
     )
 
 
-OPEN_BOOK_PAGES = {"lesson": "web.lesson", "anki": "web.anki"}
+OPEN_BOOK_PAGES = {"lesson": "web.lesson", "anki": "web.anki",
+                   "reference": "lesson_pages.reference", "glossary": "lesson_pages.glossary"}
 
 
 def open_book_page(lesson_id: str | None, gate: reading.ClosedBook, then: str) -> str:
@@ -536,15 +540,19 @@ def simulator() -> tuple[str, int]:
     if gate.open:  # the sandbox replays any numeric question: ask first
         return open_book_page(None, gate, "simulator"), 200
     form = {k: v for k, v in request.args.to_dict(flat=True).items() if k != "lang"}
+    example_id = form.pop("example", None)  # a lesson's worked example, replayed as written
     errors: dict[str, str] = {}
     result: dict[str, Any] | None = None
     settings = None
     try:
-        settings = plans.parse_settings(form)
         with sandbox_spending():
-            run = sandbox.run_settings(settings)
+            if example_id is not None:
+                run = sandbox.run_example(ctx, example_id)
+            else:
+                settings = plans.parse_settings(form)
+                run = sandbox.run_settings(settings)
         result = {"plan": run.plan, "steps": sim.step_views(run.trace, run.plan),
-                  "mismatches": run.mismatches}
+                  "mismatches": run.mismatches, "example": run.example}
     except plans.SettingsError as error:
         errors[error.field] = error.reason
     return render_template(

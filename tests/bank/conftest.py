@@ -47,12 +47,19 @@ def lesson_data() -> dict:
     }
 
 
+def rules_data() -> dict:
+    """Return a valid rules.yaml body: one rule, taught in the tiny lesson's one section."""
+    return {"rules": [{"id": "running-first", "title": text("先 running", "Running first"),
+                       "section": "budget"}]}
+
+
 def choice_data(qid: str = "pick-one") -> dict:
     """Return a valid choice question body."""
     return {
         "id": qid,
         "kind": "choice",
         "section": "budget",
+        "rules": ["running-first"],
         "tags": ["budget"],
         "anchors": [
             {"file": "vllm/v1/core/sched/scheduler.py", "function": "Scheduler.schedule",
@@ -75,8 +82,12 @@ def tiny_bank(tmp_path: Path) -> Path:
     root = tmp_path / "bank"
     lesson_dir = root / LESSON
     write_yaml(lesson_dir / "lesson.yaml", lesson_data())
-    (lesson_dir / "lesson.zh.md").write_text("# 小课\n\n## 预算\n\n正文\n", encoding="utf-8")
-    (lesson_dir / "lesson.en.md").write_text("# Tiny\n\n## Budget\n\nText\n", encoding="utf-8")
+    write_yaml(lesson_dir / "rules.yaml", rules_data())
+    (lesson_dir / "lesson.zh.md").write_text(
+        "# 小课\n\n## 预算\n\n{#rule-running-first}\n### 先 running\n\n正文\n", encoding="utf-8")
+    (lesson_dir / "lesson.en.md").write_text(
+        "# Tiny\n\n## Budget\n\n{#rule-running-first}\n### Running first\n\nText\n",
+        encoding="utf-8")
     write_yaml(lesson_dir / "questions" / "pick-one.yaml", choice_data())
     return root
 

@@ -16,7 +16,7 @@ import yaml
 from quizsvc.bank import BankError, anki, read_bank
 from quizsvc.bank.catalog import DEFAULT_BANK_DIR, Bank
 from quizsvc.bank.model import QuestionKind
-from tests.support.anki import GLOSSARY, anki_collection, import_package, with_glossary
+from tests.support.anki import anki_collection, import_package
 from tests.support.isolation import WEB_OR_DATABASE, pulled_in
 
 LESSON = "vllm-v1-ledger"
@@ -28,8 +28,8 @@ CHANGED_CARD = "card-kv-blocks"
 
 @pytest.fixture(scope="module")
 def bank() -> Bank:
-    """Return the real bank with a glossary on the lesson (a copy of its own: it is changed)."""
-    return with_glossary(read_bank(DEFAULT_BANK_DIR), LESSON)
+    """Return the real bank, its lesson's glossary included."""
+    return read_bank(DEFAULT_BANK_DIR)
 
 
 def kinds(bank: Bank) -> dict[QuestionKind, int]:
@@ -44,7 +44,7 @@ def expected_counts(bank: Bank) -> dict[str, int]:
     """Say how many notes of each kind the lesson should give."""
     by_kind = kinds(bank)
     return {anki.FLASHCARD: by_kind[QuestionKind.FLASHCARD],
-            anki.GLOSSARY: len(GLOSSARY),
+            anki.GLOSSARY: len(bank.lessons[LESSON].glossary),
             anki.CONCEPT: sum(by_kind.get(kind, 0) for kind in anki.CONCEPT_KINDS),
             anki.WORKED: anki.WORKED_EXAMPLES * by_kind[QuestionKind.NUMERIC]}
 
@@ -81,11 +81,19 @@ def test_a_concept_check_shows_its_options_in_front_and_the_answer_and_why_behin
     note = next(n for n in deck.notes if n.fields[0] == "choice-seats")
     fields = dict(zip(anki.FIELDS[anki.CONCEPT], note.fields, strict=True))
     variant = bank.variant("choice-seats", 0)
-    letter = anki.LETTERS[[o.id for o in variant.input.options].index("no")]
-    assert '<ol type="A">' in fields["Question zh"] and "max_num_seqs = 2" in fields["Question zh"]
-    assert f"{letter}. 不能:A 与刚准入的 B" in fields["Answer zh"]
-    assert f"{letter}. No: A and the just-admitted B" in fields["Answer en"]
+    ids = [o.id for o in variant.input.options]
+    right = variant.input.options[ids.index(variant.answer)]
+    letter = anki.LETTERS[ids.index(variant.answer)]
+    assert fields["Question zh"].startswith(variant.prompt.zh)
+    assert fields["Question zh"].count("<li>") == len(ids)
+    assert '<ol type="A">' in fields["Question zh"]
+    assert f"{letter}. {right.text.zh}</div>" in fields["Answer zh"]
+    assert f"{letter}. {right.text.en}</div>" in fields["Answer en"]
     assert "scheduler.py:1070-1074" in fields["Explanation zh"]
+    [wrong] = variant.misconceptions
+    wrong_letter = anki.LETTERS[ids.index(wrong.answer)]
+    wrong_text = variant.input.options[ids.index(wrong.answer)].text.zh
+    assert f"{wrong.name.zh}: {wrong_letter}. {wrong_text}</li>" in fields["Explanation zh"]
     assert fields["Source"] == "vllm/v1/core/sched/scheduler.py · Scheduler.schedule · 1070-1074"
     assert set(note.tags) >= {"quizsvc", "quizsvc::lesson::vllm-v1-ledger",
                               "quizsvc::section::running-first", "quizsvc::concept-check",
@@ -94,20 +102,24 @@ def test_a_concept_check_shows_its_options_in_front_and_the_answer_and_why_behin
 
 def test_glossary_terms_are_notes_of_their_own(bank):
     deck = anki.build_deck(bank, LESSON, "both")
-    terms = [note for note in deck.notes if note.kind == anki.GLOSSARY]
-    assert [note.fields[0] for note in terms] == ["token-budget", "draft-slots"]
-    assert terms[0].fields[1:] == ("token_budget", "token 预算", "token budget",
-                                   "一步里所有请求可排入的 token 总数。",
-                                   "How many tokens one step may schedule over all requests.")
-    assert "quizsvc::rule::budget-split" in terms[0].tags
-    assert not any(t.startswith("quizsvc::rule::") for t in terms[1].tags)
+    terms = {note.fields[0]: note for note in deck.notes if note.kind == anki.GLOSSARY}
+    glossary = bank.lessons[LESSON].glossary
+    assert list(terms) == [term.id for term in glossary]
+    assert terms["token-budget"].fields[1:] == (
+        "token_budget", "token 预算", "token budget",
+        "每次 schedule() 从 max_num_scheduled_tokens 开始，每个被调度请求扣 n。",
+        "Starts at max_num_scheduled_tokens at every schedule(); each scheduled request takes n.")
+    for term in glossary:
+        assert f"quizsvc::rule::{term.rule}" in terms[term.id].tags, term.id
 
 
-def test_a_lesson_without_a_glossary_gives_no_glossary_notes():
-    plain = read_bank(DEFAULT_BANK_DIR)
-    lesson = plain.lessons[LESSON]
-    deck = anki.build_deck(plain, LESSON, "zh")
-    assert deck.counts()[anki.GLOSSARY] == len(getattr(lesson, "glossary", ()))
+def test_a_lesson_without_a_glossary_gives_no_glossary_notes(tiny_bank):
+    from tests.bank.conftest import LESSON as TINY
+
+    plain = read_bank(tiny_bank)
+    assert plain.lessons[TINY].glossary == ()
+    deck = anki.build_deck(plain, TINY, "zh")
+    assert deck.counts()[anki.GLOSSARY] == 0 and deck.counts()[anki.CONCEPT] == 1
 
 
 def test_the_deck_says_anki_study_never_becomes_mastery(bank):
@@ -144,7 +156,7 @@ def test_anki_imports_the_package_with_its_deck_notes_fields_and_tags(bank, tmp_
 
         flashcard = collection.get_note(collection.find_notes(f'"Id:{CHANGED_CARD}"')[0])
         assert flashcard.keys() == list(anki.FIELDS[anki.FLASHCARD])
-        assert flashcard["Front zh"] == "一次 KV 分配需要多少块?"
+        assert flashcard["Front zh"] == "一次 KV 分配需要多少块？"
         assert flashcard["Front en"] == "How many blocks does one KV allocation need?"
         assert "all or nothing" in flashcard["Back en"]
         assert flashcard["Source"].startswith("vllm/v1/core/kv_cache_manager.py")
@@ -152,13 +164,13 @@ def test_anki_imports_the_package_with_its_deck_notes_fields_and_tags(bank, tmp_
                                        "quizsvc::section::kv-preemption",
                                        "quizsvc::flashcard", "kv-blocks", "formula"}
         card = flashcard.cards()[0]
-        assert "一次 KV 分配需要多少块?" in card.question()
+        assert "一次 KV 分配需要多少块？" in card.question()
         assert "How many blocks" not in card.question()  # zh only on a zh deck
         assert "全有或全无" in card.answer()
 
         term = collection.get_note(collection.find_notes('"Id:token-budget"')[0])
         assert term["Term"] == "token_budget" and term["Name en"] == "token budget"
-        assert "quizsvc::glossary" in term.tags and "quizsvc::rule::budget-split" in term.tags
+        assert "quizsvc::glossary" in term.tags and "quizsvc::rule::two-budgets" in term.tags
         example = collection.find_notes("tag:quizsvc::worked-example")
         assert len(example) == expected_counts(bank)[anki.WORKED]
 
@@ -171,7 +183,7 @@ def changed_bank(tmp_path: Path) -> Bank:
     card = yaml.safe_load(path.read_text(encoding="utf-8"))
     card["back"]["en"] = "Enough blocks for C + hit + n + L positions, or none at all."
     path.write_text(yaml.safe_dump(card, allow_unicode=True, sort_keys=False), encoding="utf-8")
-    return with_glossary(read_bank(root), LESSON)
+    return read_bank(root)
 
 
 def test_importing_a_newer_export_updates_the_changed_note_and_adds_none(bank, tmp_path):

@@ -12,21 +12,29 @@ from collections import Counter
 from quizsvc.bank import load_bank
 from quizsvc.bank.model import QuestionKind
 
-DRAWS = 2000
+DRAWS = 3000
 
 
 def test_every_order_is_shown_about_equally_often_the_answer_s_included() -> None:
+    """For each set of items an order question draws (its form, its subset of the steps),
+    every order of them is shown, about equally often."""
     bank = load_bank()
     question = min((q for q in bank.questions.values() if q.kind is QuestionKind.ORDER),
                    key=lambda q: len(bank.variant(q.id, 0).answer))
-    items = len(bank.variant(question.id, 0).answer)
-    orders = math.factorial(items)
-    assert orders <= 24, "the test wants an order question of at most four items"
-    seen = Counter(tuple(o.id for o in bank.variant(question.id, seed).input.options)
-                   for seed in range(DRAWS))
-    answer = tuple(bank.variant(question.id, 0).answer)
-    assert len(seen) == orders and seen[answer] > 0
-    expected = DRAWS / orders
-    chi_square = sum((count - expected) ** 2 / expected for count in seen.values())
-    # chi-square with orders - 1 degrees of freedom: 23 d.o.f. has p = 0.001 at about 49.7
-    assert chi_square < 50, (chi_square, seen.most_common(3))
+    shown: dict[tuple[object, ...], Counter[tuple[str, ...]]] = {}
+    answers: dict[tuple[object, ...], tuple[str, ...]] = {}
+    for seed in range(DRAWS):
+        variant = bank.variant(question.id, seed)
+        items = (variant.form, tuple(variant.answer))
+        shown.setdefault(items, Counter())[tuple(o.id for o in variant.input.options)] += 1
+        answers[items] = tuple(variant.answer)
+    for form, seen in shown.items():
+        orders = math.factorial(len(answers[form]))
+        assert orders <= 24, "the test wants an order question of at most four items"
+        draws = sum(seen.values())
+        assert draws >= 20 * orders, (form, draws)
+        assert len(seen) == orders and seen[answers[form]] > 0, (form, seen)
+        expected = draws / orders
+        chi_square = sum((count - expected) ** 2 / expected for count in seen.values())
+        # chi-square with orders - 1 degrees of freedom (at most 23): p = 0.001 near 49.7
+        assert chi_square < 50, (form, chi_square, seen.most_common(3))

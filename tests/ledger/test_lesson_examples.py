@@ -1,7 +1,12 @@
-"""The lesson's own worked examples, computed by the ledger (SPEC S1, S2, S11, S16)."""
+"""The lesson's worked examples: the opening's, computed by the ledger (SPEC S1, S2, S11, S16), and
+the teaching sections', replayed from their scenarios and checked against the real scheduler's
+recorded traces where a scenario is a copy of one."""
 
 from __future__ import annotations
 
+import json
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -98,3 +103,112 @@ def test_async_mixed_step_still_allocates_1_6_1_with_c_counting_in_flight_work()
     }
     trace = replay(scenario)
     assert step_of(trace, 0)["schedule"]["num_scheduled_tokens"] == {"A": 9, "B": 4}
+
+
+# ---------------------------------------------------------------- the teaching sections' examples
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+# Worked examples whose scenario is a copy of a trace recorded from the real vLLM 0.33.0
+# scheduler: their numbers must be the recorded ones, not only the ledger's.
+FROM_GOLDEN = {
+    "counters": "a_budget_split", "demand": "a_budget_split", "commit-output": "a_budget_split",
+    "rollback": "b_spec_decode", "kv-all-or-nothing": "d_kv_preemption",
+    "preempted-restart": "d_kv_preemption", "scheduler-output": "d_kv_preemption",
+    "kv-blocks": "k_lookahead_blocks", "eagle-hash-lookahead": "l_eagle_prefix_lookahead",
+    "async-batch-queue": "h_async_budget_split", "output-update": "i_eos_abort",
+}
+
+
+@pytest.fixture(scope="module")
+def examples() -> dict[str, Any]:
+    from quizsvc.bank import read_bank
+
+    bank = read_bank()
+    return dict(bank.lesson_entry("vllm-v1-ledger").examples)
+
+
+@pytest.mark.parametrize(("example_id", "golden"), sorted(FROM_GOLDEN.items()))
+def test_a_worked_example_copied_from_a_golden_trace_shows_the_real_schedulers_numbers(
+    examples: dict[str, Any], example_id: str, golden: str
+) -> None:
+    example = examples[example_id]
+    assert example.scenario["requests"] == json.loads(
+        (GOLDEN / f"{golden}.json").read_text())["requests"]
+    recorded = step_of(json.loads((GOLDEN / f"{golden}.trace.json").read_text()), example.step)
+    replayed = step_of(example.trace, example.step)
+    assert replayed["schedule"]["num_scheduled_tokens"] == recorded["schedule"][
+        "num_scheduled_tokens"]
+    for rid, entry in recorded["requests"].items():
+        mine = replayed["requests"][rid]
+        for phase in ("after_schedule", "after_update"):
+            if entry.get(phase) is None:
+                continue
+            for field in ("num_computed_tokens", "num_tokens", "status"):
+                assert mine[phase][field] == entry[phase][field], (rid, phase, field)
+
+
+def test_every_worked_example_is_shown_in_both_languages_with_every_quote_filled(
+    examples: dict[str, Any],
+) -> None:
+    from quizsvc.bank import read_bank
+
+    bank = read_bank()
+    for lang in ("zh", "en"):
+        text = bank.lesson_text("vllm-v1-ledger", lang)
+        assert "{{" not in text and "}}" not in text
+        shown = text.count("/simulator?")
+        assert shown >= len(examples)
+    raw = (Path(bank.root) / "vllm-v1-ledger" / "lesson.zh.md").read_text(encoding="utf-8")
+    assert sorted(set(re.findall(r"\{\{example ([a-z0-9-]+)\}\}", raw))) == sorted(examples)
+
+
+def test_the_mixed_step_example_renders_the_lessons_1_6_1_from_the_replay() -> None:
+    from quizsvc.bank import read_bank
+
+    text = read_bank().lesson_text("vllm-v1-ledger", "en")
+    assert "The allocation is\n[1, 6, 1], 8 in total." in text
+    assert "| A | running | 10 | 9 | 1 | 8 | 1 | its demand |" in text
+    assert "| C | waiting | 5 | 0 | 5 | 1 | 1 | token_budget |" in text
+
+
+def test_a_worked_solution_explains_first_then_tabulates_then_folds_the_trace() -> None:
+    from quizsvc.ledger.explain import worked_solution
+
+    trace = replay(mixed_step())
+    zh = worked_solution(trace, 2, "zh")
+    why, table, fold = zh.split("\n\n", 2)
+    assert "C 受 token_budget 约束：轮到它时只剩 1，少于需求（5）" in why
+    assert "C 还在 prefill 中间" in why
+    assert table.startswith("| 请求 |")
+    assert "| C | waiting | 5 | 1 | token_budget | 0 → 1 → 1 | 5 |" in table
+    assert fold.startswith("::: details 逐步账本（第 2 步）") and fold.rstrip().endswith(":::")
+    en = worked_solution(trace, 2, "en")
+    assert "A and B get their whole demand (1, 6)" in en
+    assert "At the output update, A and B return 1 token each; C is mid-prefill" in en
+    assert "输出更新时，A、B 各返回 1 个 token；C 还在 prefill 中间" in why
+    for body in (zh, en):
+        assert "{'" not in body and "['" not in body and "SPEC" not in body
+
+
+def test_a_worked_solution_says_who_was_preempted_instead_of_cutting_n() -> None:
+    from quizsvc.ledger.explain import worked_solution
+
+    trace = replay(json.loads((GOLDEN / "d_kv_preemption.json").read_text()))
+    why = worked_solution(trace, 5, "en").split("\n\n")[0]
+    assert why == ("A gets its whole demand (1): no limit is smaller. A needs 1 new KV block "
+                   "with 0 free, so B is preempted; A's n is not cut (a KV allocation is all or "
+                   "nothing). At the output update, A returns 1 token.")
+
+
+def test_a_worked_solution_tells_the_victim_from_a_waiting_request_left_out() -> None:
+    """B (preempted in the running loop) and W (waiting, skipped because of it) share the bound
+    "preempted" but not the reason; the preemption is said before the waiting loop."""
+    from quizsvc.ledger.explain import worked_solution
+
+    scenario = json.loads((GOLDEN / "d_kv_preemption.json").read_text())
+    scenario["requests"].append({"id": "W", "prompt_len": 2, "max_tokens": 2, "arrival_step": 5})
+    why = worked_solution(replay(scenario), 5, "en").split("\n\n")[0]
+    assert why.endswith("so B is preempted; A's n is not cut (a KV allocation is all or "
+                        "nothing). W is not admitted: this step preempted, so the waiting loop "
+                        "is skipped. At the output update, A returns 1 token.")
+    assert "B and W" not in why

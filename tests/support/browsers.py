@@ -115,10 +115,14 @@ class Study:
             return [x + 1 for x in right]
         if variant.input.type == "order":
             return list(reversed(right))
+        options = [o.id for o in (variant.input.options or ())]
+        if not options:  # a flashcard or an explanation: the learner rates, nothing is wrong
+            raise AssertionError(f"{variant.question_id} ({variant.input.type}) has no "
+                                 "graded wrong answer")
         if isinstance(right, list):  # multi: leave one right option out, or pick a wrong one
-            others = [o.id for o in variant.input.options if o.id not in right]
+            others = [o for o in options if o not in right]
             return right[:-1] if len(right) > 1 else others[:1]
-        return next(o.id for o in variant.input.options if o.id != right)
+        return next(o for o in options if o != right)
 
     def answer(self, variant_id: str, answer: Any, key: str | None = None) -> Any:
         """POST an attempt with a fresh (or given) idempotency key; return the response."""

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from quizsvc.web.lesson import lesson_parts, source_anchors
-from quizsvc.web.markup import render_blocks
+from quizsvc.web.markup import render_blocks, render_markdown
 
 BANK = Path(__file__).resolve().parents[2] / "question_bank"
 
@@ -17,8 +17,10 @@ def html(source: str) -> str:
 
 
 def test_markup_in_the_source_is_escaped_never_passed_through() -> None:
-    out = html("# <b>t</b>\n\nA <script>alert(1)</script> & `<i>`\n\n    x < y\n")
+    out = html("# <b>t</b>\n\nA <script>alert(1)</script> & `<i>`\n\n    x < y\n\n"
+               "<div onclick=x>raw</div>\n\n[link](javascript:alert(1))\n")
     assert "<script>" not in out and "<b>" not in out and "<i>" not in out
+    assert "<div onclick" not in out and 'href="javascript' not in out
     assert "&lt;script&gt;" in out and "<code>&lt;i&gt;</code>" in out
     assert '<pre class="formula"><code>x &lt; y</code></pre>' in out
 
@@ -29,8 +31,23 @@ def test_blocks_keep_their_order_around_an_indented_formula() -> None:
 
 
 def test_lists_emphasis_and_strong_render() -> None:
-    out = html("- *one* item\n- **two**\n  continued\n")
-    assert out == "<ul><li><em>one</em> item</li><li><strong>two</strong> continued</li></ul>"
+    out = html("- *one* item\n- **two**\n  continued\n").replace("\n", "")
+    assert out == "<ul><li><em>one</em> item</li><li><strong>two</strong>continued</li></ul>"
+
+
+def test_a_rule_anchor_above_a_heading_becomes_its_id_and_other_attributes_are_dropped() -> None:
+    blocks = render_blocks("{#rule-demand}\n### 需求\n\n{#evil onclick=\"x\"}\n## 其他\n")
+    assert [(b.level, b.anchor) for b in blocks] == [(3, "rule-demand"), (2, "")]
+    assert '<h3 id="rule-demand">需求</h3>' in str(blocks[0].html)
+    assert "onclick" not in str(blocks[1].html) and "evil" not in str(blocks[1].html)
+
+
+def test_tables_scroll_and_a_details_fold_renders_as_details() -> None:
+    source = "| a | b |\n|---|---|\n| 1 | 2 |\n\n::: details 逐步账本\n\n- x\n\n:::\n"
+    out = str(render_markdown(source))
+    assert '<div class="table-wrap"><table>' in out and "<td>1</td>" in out
+    assert "<details><summary>逐步账本</summary><ul><li>x</li></ul></details>" in out
+    assert "\n" not in out  # no blank lines inside a pre-line solution box
 
 
 def test_snake_case_names_are_not_read_as_emphasis() -> None:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 import marshmallow as ma
 from flask import request
@@ -31,7 +32,7 @@ SimulatorSettingsSchema = StrictSchema.from_dict(
 class Simulate(MethodView):
     """Replay scenarios."""
 
-    decorators = [sandbox_limit()]
+    decorators: ClassVar[list[Callable[..., Any]]] = [sandbox_limit()]
 
     @blp.arguments(SimulateQuerySchema, location="query")
     @blp.arguments(ScenarioSchema)

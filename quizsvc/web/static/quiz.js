@@ -99,18 +99,37 @@
     return result.correct ? t("result_right") : t("result_wrong");
   }
 
+  // A solution is markdown (prose, a table of numbers, the ledger trace folded below). The
+  // attempt page renders it on the server (web/markup.py); show that rendering in place of the
+  // raw text, so both paths read the same. The raw text stays if the page cannot be read.
+  function showRendered(box, sessionUrl, attemptId) {
+    if (!sessionUrl || !window.DOMParser) return;
+    window.fetch(sessionUrl + "/attempts/" + attemptId, { credentials: "same-origin" })
+      .then(function (response) { return response.ok ? response.text() : ""; })
+      .then(function (html) {
+        var rendered = html && new DOMParser().parseFromString(html, "text/html")
+          .querySelector("#reveal .solution");
+        if (!rendered) return;
+        box.replaceChildren.apply(box, Array.prototype.map.call(rendered.childNodes,
+          function (node) { return document.importNode(node, true); }));
+        box.classList.add("rendered");
+      }).catch(function () { /* keep the raw text */ });
+  }
+
   function renderReveal(result, form) {
     var reveal = result.reveal;
     var section = q.el("section", { id: "reveal", "aria-labelledby": "reveal-h" });
     if (result.kind === "flashcard") {
       section.appendChild(q.el("h2", { id: "reveal-h", text: t("card_back") }));
-      section.appendChild(q.el("div", { "class": "card-face solution", text: textIn(reveal.solution) }));
+      var back = section.appendChild(q.el("div", { "class": "card-face solution", text: textIn(reveal.solution) }));
+      showRendered(back, form.dataset.sessionUrl, result.id);
     } else {
       section.appendChild(q.el("h2", { id: "reveal-h", text: t("reveal_answer") }));
       section.appendChild(q.el("p", { "class": "answer-value" }, [
         q.el("strong", { text: answerText(reveal.correct_answer, form) })]));
       section.appendChild(q.el("h3", { text: t("reveal_solution") }));
-      section.appendChild(q.el("div", { "class": "solution", text: textIn(reveal.solution) }));
+      var solution = section.appendChild(q.el("div", { "class": "solution", text: textIn(reveal.solution) }));
+      showRendered(solution, form.dataset.sessionUrl, result.id);
     }
     if (reveal.misconception) {
       section.appendChild(q.el("p", { "class": "result-bad" }, [t("reveal_misconception") + " ",

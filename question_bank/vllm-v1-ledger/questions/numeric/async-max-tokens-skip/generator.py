@@ -92,7 +92,24 @@ def describe(ctx):
         shown[f"{rid}_C"] = ctx.before(rid, "num_computed_tokens")
         shown[f"{rid}_ph"] = ctx.before(rid, "num_output_placeholders")
         shown[f"{rid}_S"] = ctx.before(rid, "num_spec_token_ids")
+        shown[f"_{rid}_test"] = skip_test(ctx, rid, limits[rid]["bound"] == "skipped")
     return shown
+
+
+def skip_test(ctx, rid, skipped):
+    """Return the skip test written out for ``rid`` (ph > 0 and C + 2 - ph >= P + max_tokens),
+    checked against whether the ledger skipped it."""
+    c = ctx.before(rid, "num_computed_tokens")
+    ph = ctx.before(rid, "num_output_placeholders")
+    p, m = ctx.p[f"prompt_{rid.lower()}"], ctx.p[f"max_tokens_{rid.lower()}"]
+    if (ph > 0 and c + 2 - ph >= p + m) != skipped:
+        raise ValueError(f"the lesson's skip test disagrees with the ledger for {rid}")
+    if ph == 0:
+        return Text(f"{rid}：ph = 0，没有在途的一步，不跳过",
+                    f"{rid}: ph = 0, nothing in flight, no skip")
+    sign, zh, en = ("≥", "跳过", "skipped") if skipped else ("<", "照常调度", "scheduled as usual")
+    test = f"{c} + 2 − {ph} = {c + 2 - ph} {sign} {p} + {m} = {p + m}"
+    return Text(f"{rid}：{test}，{zh}", f"{rid}: {test}, {en}")
 
 
 def misconceptions(ctx):

@@ -54,7 +54,24 @@ def describe(ctx):
         "C": ctx.before("R", "num_computed_tokens"),
         "ph": ctx.before("R", "num_output_placeholders"),
         "S": ctx.before("R", "num_spec_token_ids"),
+        **dispatch_account(ctx),
     }
+
+
+def dispatch_account(ctx):
+    """Return the solution's arithmetic (demand, then C and ph at dispatch), checked against
+    the counters the ledger records once schedule() has returned."""
+    before = ctx.request("R")["before_schedule"]
+    n, c_after, ph_after = ctx.answer()
+    k = ctx.request("R")["num_scheduled_spec_tokens"]
+    demand = (before["num_tokens"] + before["num_spec_token_ids"]
+              + before["num_output_placeholders"] - before["num_computed_tokens"])
+    expected = (demand, before["num_computed_tokens"] + n,
+                before["num_output_placeholders"] + 1 + k)
+    if expected != (n, c_after, ph_after):
+        raise ValueError(f"the lesson's dispatch rules give {expected}, the ledger "
+                         f"{(n, c_after, ph_after)}")
+    return {"_n": n, "_k": k, "_C1": c_after, "_ph1": ph_after}
 
 
 def misconceptions(ctx):

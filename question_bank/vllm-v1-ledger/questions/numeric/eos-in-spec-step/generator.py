@@ -6,7 +6,7 @@ token the rest are dropped and C -= len(g) - j, so N - C = 1 still holds (golden
 """
 
 from quizsvc.bank.model import Text
-from quizsvc.bank.numeric import Build, counter, ngram_config, request, scenario
+from quizsvc.bank.numeric import Build, counter, ngram_config, ordinal, request, scenario
 
 STEP = 1
 
@@ -44,9 +44,10 @@ def describe(ctx):
     outcome = ctx.build.scenario["outcomes"][str(STEP)]["R"]
     if "eos_index" in outcome:
         position = outcome["eos_index"] + 1
-        note = Text(f",其中第 {position} 个是 EOS", f"; token {position} of them is EOS")
+        note = Text(f"，其中第 {position} 个（从 1 数起）是 EOS",
+                    f"; the {ordinal(position)} of them (counting from 1) is EOS")
     else:
-        note = Text(",没有 EOS", ", none of them EOS")
+        note = Text("，没有 EOS", ", none of them EOS")
     return {
         "K": ctx.p["num_spec"],
         "N": ctx.before("R", "num_tokens"),

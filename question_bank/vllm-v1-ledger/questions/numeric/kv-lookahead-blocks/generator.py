@@ -4,7 +4,7 @@ Rejected drafts never give blocks back, so the step-1 reservation stands after t
 """
 
 from quizsvc.bank.errors import Redraw
-from quizsvc.bank.numeric import Build, request, scenario, step_field
+from quizsvc.bank.numeric import Build, blocks_for, request, scenario, step_field
 
 
 def build(p):
@@ -29,12 +29,28 @@ def build(p):
 
 
 def describe(ctx):
-    """Show the method's lookahead as the ledger resolved it."""
+    """Show the method's lookahead as the ledger resolved it, and (for the solution) the two
+    reservations the lesson's formula gives, checked against the ledger's free-block counts."""
+    config = ctx.trace["effective_config"]
+    lookahead, mml, size = (config["num_lookahead_tokens"], config["max_model_len"],
+                            config["block_size"])
+    usable = config["num_gpu_blocks"] - 1
+    free = ctx.answer()
+    reach = [ctx.before("R", "num_computed_tokens", step) + ctx.n("R", step) + lookahead
+             for step in (0, 1)]
+    held = [blocks_for(min(slots, mml), size) for slots in reach]
+    if [usable - blocks for blocks in held] != free:
+        raise ValueError(f"the lesson's block formula gives {held}, the ledger frees {free}")
     return {
         "K": ctx.p["num_spec"],
-        "L": ctx.trace["effective_config"]["num_lookahead_tokens"],
-        "bs": ctx.p["block_size"],
+        "L": lookahead,
+        "bs": size,
         "P": ctx.p["prompt"],
+        "mml": mml,
+        "_usable": usable,
+        "_held0": held[0], "_free0": free[0],
+        "_C1": ctx.before("R", "num_computed_tokens", 1), "_n1": ctx.n("R", 1),
+        "_held1": held[1], "_free1": free[1],
     }
 
 

@@ -8,18 +8,20 @@ step from whole-block arithmetic; ``describe`` checks the trace agrees (else: re
 """
 
 from quizsvc.bank.errors import Redraw
+from quizsvc.bank.model import Text
 from quizsvc.bank.numeric import (
     Build,
     blocks_for,
     first_kv_shortage,
     request,
+    running_list,
     scenario,
     scheduled,
     step_field,
 )
 
 BLOCK = 4
-NAMES = ("A", "B", "C")
+NAMES = ("A", "B", "D")  # not "C": C is num_computed_tokens in every solution
 MAX_STEP = 12
 
 
@@ -63,13 +65,6 @@ def running_state(ctx):
     return state
 
 
-def label(ctx, rid):
-    """Name a request with its priority under the priority policy."""
-    if ctx.p["policy"] == "priority":
-        return f"{rid}(priority={ctx.p[f'priority_{NAMES.index(rid) + 1}']}"
-    return f"{rid}("
-
-
 def describe(ctx):
     """Show the pool and the running list; check the shortage preempts in this very step."""
     if not ctx.step()["schedule"]["preempted_ids"]:
@@ -78,17 +73,51 @@ def describe(ctx):
     free = ctx.step(ctx.build.step - 1)["kv_free_blocks"]
     if tuple(rid for rid, _, _ in state) != ctx.build.labels[:-1]:
         raise Redraw("the running order differs from the predicted admission order")
-    separator = ", " if ctx.p["policy"] == "priority" else ""
+    priority = ctx.p["policy"] == "priority"
+    labels = {rid: f"priority={ctx.p[f'priority_{NAMES.index(rid) + 1}']}" for rid, _, _ in state
+              } if priority else {}
     return {
         "policy": ctx.p["policy"],
+        "policy_note": Text("（数值越小优先级越高）", " (a lower value is more important)")
+        if priority else Text("", ""),
+        "mml": ctx.trace["effective_config"]["max_model_len"],
         "bs": BLOCK,
         "usable": ctx.trace["effective_config"]["num_gpu_blocks"] - 1,
         "free": free,
-        "state": ", ".join(
-            f"{label(ctx, rid)}{separator}C={c}, {held} blocks)" for rid, c, held in state
-        ),
+        "state": running_list(state, labels),
         "order": ", ".join(rid for rid, _, _ in state),
+        **pool_walk(ctx, state, free, priority),
     }
+
+
+VICTIM_RULE = {
+    False: Text("running 列表的最后一个", "the last of the running list"),
+    True: Text("(priority, arrival_time) 最大的 running 请求",
+               "the running request with the largest (priority, arrival_time)"),
+}
+
+
+def pool_walk(ctx, state, free, priority):
+    """Return the solution's account of the pool: who needs a block, who is the victim, and
+    free + freed − taken, checked against the free blocks the ledger counts at the end."""
+    need = {rid: blocks_for(c + 1, BLOCK) - held for rid, c, held in state}
+    victims = ctx.step()["schedule"]["preempted_ids"]
+    freed = sum(held for rid, _, held in state if rid in victims)
+    taken = sum(need[rid] for rid, _, _ in state if ctx.n(rid) > 0)
+    end = free + freed - taken
+    if end != ctx.answer()[-1]:
+        raise ValueError(f"free + freed - taken = {end}, the ledger counts {ctx.answer()[-1]}")
+    needers = [rid for rid, _, _ in state if need[rid] > 0]
+    return {
+        "_needers": names(needers), "_need_verb": Text("", "s" if len(needers) == 1 else ""),
+        "_victims": names(victims), "_victim_rule": VICTIM_RULE[priority],
+        "_freed": freed, "_taken": taken, "_end": end,
+    }
+
+
+def names(ids):
+    """Write request ids as one list in both languages."""
+    return Text("、".join(ids), " and ".join(ids))
 
 
 def misconceptions(ctx):

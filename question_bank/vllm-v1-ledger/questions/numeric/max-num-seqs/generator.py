@@ -7,6 +7,7 @@ waiting requests arrive.
 """
 
 from quizsvc.bank.errors import Redraw
+from quizsvc.bank.model import Text
 from quizsvc.bank.numeric import Build, request, scenario, scheduled
 
 STEP = 1
@@ -49,8 +50,9 @@ def describe(ctx):
         "seats": ctx.p["seats"],
         "running": len(running),  # folded count, not the raw draw
         "running_names": ", ".join(running),
-        "waiting_list": ", ".join(
-            f"{rid}(prompt {ctx.before(rid, 'num_tokens')})" for rid in waiting
+        "waiting_list": Text(
+            "、".join(f"{rid}（prompt {ctx.before(rid, 'num_tokens')}）" for rid in waiting),
+            ", ".join(f"{rid} (prompt {ctx.before(rid, 'num_tokens')})" for rid in waiting),
         ),
         "order": ", ".join(names),
     }

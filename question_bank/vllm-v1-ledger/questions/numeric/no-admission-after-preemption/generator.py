@@ -5,10 +5,18 @@ freed blocks and the unused budget would fit W, but W is not admitted until a la
 """
 
 from quizsvc.bank.errors import Redraw
-from quizsvc.bank.numeric import Build, blocks_for, first_kv_shortage, request, scenario, scheduled
+from quizsvc.bank.numeric import (
+    Build,
+    blocks_for,
+    first_kv_shortage,
+    request,
+    running_list,
+    scenario,
+    scheduled,
+)
 
 BLOCK = 4
-NAMES = ("A", "B", "C")
+NAMES = ("A", "B", "D")  # not "C": C is num_computed_tokens in every solution
 MAX_STEP = 12
 
 
@@ -51,7 +59,8 @@ def describe(ctx):
     state = running_state(ctx)
     return {
         "free": ctx.step(ctx.build.step - 1)["kv_free_blocks"],
-        "state": ", ".join(f"{rid}(C={c}, {held} blocks)" for rid, c, held in state),
+        "mml": ctx.trace["effective_config"]["max_model_len"],
+        "state": running_list(state),
         "order": ", ".join(rid for rid, _, _ in state),
         "W_P": ctx.p["prompt_w"],
     }

@@ -67,10 +67,24 @@ def describe(ctx):
         "X_len": x_len,
         "Y_len": y_len,
         "shared": shared,
-        "tail": Text(f",其后 {new} 个 token 与 X 不同", f", followed by {new} tokens unlike X's")
+        "tail": Text(f"，其后 {new} 个 token 与 X 不同",
+                     f", followed by {new} {'token' if new == 1 else 'tokens'} unlike X's")
         if new
-        else Text("(Y 就是 X 开头的一段)", " (Y is an initial stretch of X)"),
+        else Text("（Y 就是 X 开头的一段）", " (Y is an initial stretch of X)"),
+        **hit_account(ctx, bs, y_len, shared),
     }
+
+
+def hit_account(ctx, bs, y_len, shared):
+    """Return the solution's arithmetic: whole shared blocks, capped at floor((N - 1) / bs),
+    checked against the hit the ledger records."""
+    cap = (y_len - 1) // bs
+    blocks = min(shared // bs, cap)
+    hit, scheduled_now = ctx.answer()
+    if (blocks * bs, y_len - blocks * bs) != (hit, scheduled_now):
+        raise ValueError(f"the lesson's hit formula gives {blocks * bs}, the ledger {hit}")
+    return {"_whole": shared // bs, "_N1": y_len - 1, "_cap": cap, "_blocks": blocks,
+            "_hit": hit, "_n": scheduled_now}
 
 
 def misconceptions(ctx):

@@ -37,7 +37,17 @@ def describe(ctx):
         "thr": ctx.p["threshold"],
         "A_P": ctx.p["prompt_a"],
         "B_P": ctx.p["prompt_b"],
+        **lone_account(ctx),
     }
+
+
+def lone_account(ctx):
+    """Return step 0's arithmetic (A alone: no threshold, only the budget), checked against the
+    ledger's allocation."""
+    alone = min(ctx.p["prompt_a"], ctx.p["budget"])
+    if alone != ctx.answer()[0]:
+        raise ValueError(f"A alone should get {alone}, the ledger gives {ctx.answer()[0]}")
+    return {"_A0": alone}
 
 
 def misconceptions(ctx):

@@ -1,0 +1,131 @@
+"""Serve a lesson's two reference pages: the quick reference and the glossary.
+
+``/lessons/<id>/reference`` (速查：形状与公式) shows every formula and limit on one page, each
+linked to the rule of the lesson that teaches it; ``/lessons/<id>/glossary`` (术语表) lists
+every term the questions use, each linked to where it is taught and to its flashcard. Both are
+part of the book: while closed-book questions of the lesson are open they ask first, as the
+lesson page does (``quizsvc.study.lessons``), and show nothing until the learner opens the book.
+
+The pages share the site's chrome with ``quizsvc.web.views`` (its language, navigation and
+filters) and add nothing to the JSON API.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from flask import Blueprint, render_template, url_for
+from markupsafe import Markup
+
+from quizsvc.http.context import current_context
+from quizsvc.study import lessons as reading
+from quizsvc.web import views
+from quizsvc.web.markup import render_markdown
+
+bp = Blueprint("lesson_pages", __name__, template_folder="templates")
+bp.after_request(views.remember_lang)
+
+# The pages' own words, (zh, en): the lesson's text itself comes from the bank.
+PAGE_TEXT: dict[str, tuple[str, str]] = {
+    "reference": ("速查：形状与公式", "Quick reference: shapes and formulas"),
+    "glossary": ("术语表", "Glossary"),
+    "back": ("回到课文", "Back to the lesson"),
+    "taught_in": ("教它的规则", "Taught in"),
+    "flashcard": ("闪卡", "Flashcard"),
+    "card_back": ("答案", "Answer"),
+    "term": ("术语", "Term"),
+    "no_reference": ("这一课没有速查页。", "This lesson has no quick reference."),
+    "glossary_note": (
+        "题目、选项与讲解里出现的每个术语：它的意思、课文里教它的规则，以及练它的闪卡。",
+        "Every term the prompts, options and solutions use: what it means, the rule of the "
+        "lesson that teaches it, and the flashcard that drills it.",
+    ),
+}
+
+
+def page_text(key: str, lang: str) -> str:
+    """Return one of the pages' own words in ``lang``."""
+    zh, en = PAGE_TEXT[key]
+    return en if lang == "en" else zh
+
+
+@bp.app_template_filter("markdown")
+def markdown_filter(source: Any) -> Markup:
+    """Render bank markdown (a worked solution: prose, a table, the folded trace) for a page."""
+    return render_markdown(str(source or ""))
+
+
+@bp.app_template_global("lesson_pages")
+def lesson_pages(lesson_id: str, lang: str) -> list[tuple[str, str]]:
+    """Return (title, address) of a lesson's reference pages, for the lesson page's links."""
+    return [
+        (page_text("reference", lang), url_for("lesson_pages.reference", lesson_id=lesson_id)),
+        (page_text("glossary", lang), url_for("lesson_pages.glossary", lesson_id=lesson_id)),
+    ]
+
+
+@bp.get("/lessons/<lesson_id>/reference")
+def reference(lesson_id: str) -> str:
+    """Show the quick reference: every formula and limit, linked to the rules."""
+    ctx = current_context()
+    gate = reading.closed_book(ctx, lesson_id)
+    if gate.open:
+        return views.open_book_page(lesson_id, gate, "reference")
+    lang = views.current_lang()
+    text, source = reading.read_reference(ctx, lesson_id, lang)
+    return render_template(
+        "reference.html", reading=text, title=page_text("reference", lang),
+        body=render_markdown(drop_title(source)), empty=page_text("no_reference", lang),
+        words=lambda key: page_text(key, lang),
+    )
+
+
+def drop_title(markdown: str) -> str:
+    """Drop a leading level-1 heading: the page prints its own title."""
+    first, _, rest = markdown.partition("\n")
+    return rest if first.startswith("# ") else markdown
+
+
+@dataclass(frozen=True)
+class TermView:
+    """One glossary entry as the page shows it."""
+
+    id: str
+    term: str
+    name: Any
+    definition: Any
+    rule_title: Any
+    rule_link: str
+    card_front: Any = None
+    card_back: Any = None
+
+
+def term_views(lesson_id: str, entries: Iterable[reading.GlossaryEntry]) -> list[TermView]:
+    """Give each glossary term its rule's title and link and its flashcard's two sides."""
+    return [
+        TermView(
+            entry.term.id, entry.term.term, entry.term.name, entry.term.definition,
+            entry.rule.title if entry.rule else entry.term.rule,
+            url_for("web.lesson", lesson_id=lesson_id, _anchor=f"rule-{entry.term.rule}"),
+            entry.flashcard.prompt if entry.flashcard else None,
+            entry.flashcard.solution if entry.flashcard else None,
+        )
+        for entry in entries
+    ]
+
+
+@bp.get("/lessons/<lesson_id>/glossary")
+def glossary(lesson_id: str) -> str:
+    """Show the glossary: each term, where it is taught and its flashcard."""
+    ctx = current_context()
+    gate = reading.closed_book(ctx, lesson_id)
+    if gate.open:
+        return views.open_book_page(lesson_id, gate, "glossary")
+    lang = views.current_lang()
+    text, entries = reading.read_glossary(ctx, lesson_id, lang)
+    return render_template(
+        "glossary.html", reading=text, title=page_text("glossary", lang),
+        terms=term_views(lesson_id, entries), words=lambda key: page_text(key, lang),
+    )
