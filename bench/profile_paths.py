@@ -34,6 +34,7 @@ def main() -> int:
     parser.add_argument("--requests", type=int, default=500)
     parser.add_argument("--next", action="store_true", help="profile GET .../next instead")
     parser.add_argument("--top", type=int, default=30)
+    parser.add_argument("--callers", help="also print the callers of functions matching this")
     args = parser.parse_args()
 
     from sqlalchemy import select
@@ -90,6 +91,8 @@ def main() -> int:
             stats = pstats.Stats(profiler, stream=out)
             stats.sort_stats("cumulative").print_stats(args.top)
             stats.sort_stats("tottime").print_stats(args.top)
+            if args.callers:
+                stats.print_callers(args.callers)
             print(out.getvalue())
             engine.dispose()
         finally:

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import case, func, select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from quizsvc.store.database import dialect_of
 from quizsvc.store.models import Attempt, Mastery, ReviewCard, table
 
 CARDS, ATTEMPTS = table(ReviewCard), table(Attempt)
@@ -61,12 +60,14 @@ def due_queue(db: Session, learner_id: int, now: datetime, limit: int,
 
 @dataclass(frozen=True)
 class DueCounts:
-    """How many cards a learner has, how many are due now or were due before today."""
+    """How many cards a learner has, how many are due now or were due before ``day_start``,
+    the next due date, and how many fall due on each of the days from ``day_start`` on."""
 
     cards: int
     due_now: int
     overdue: int
     next_due: datetime | None
+    by_day: tuple[int, ...] = ()
 
 
 def cards_filter(learner_id: int, lesson: str | None) -> list[Any]:
@@ -78,32 +79,29 @@ def cards_filter(learner_id: int, lesson: str | None) -> list[Any]:
 
 
 def due_counts(db: Session, learner_id: int, lesson: str | None, now: datetime,
-               day_start: datetime) -> DueCounts:
-    """Count a learner's cards, those due at ``now`` and those due before ``day_start``."""
-    cards, due_now, overdue, next_due = db.execute(
-        select(func.count(),
-               func.coalesce(func.sum(case((CARDS.c.due <= now, 1), else_=0)), 0),
-               func.coalesce(func.sum(case((CARDS.c.due < day_start, 1), else_=0)), 0),
-               func.min(CARDS.c.due))
-        .where(*cards_filter(learner_id, lesson))).one()
-    return DueCounts(int(cards), int(due_now), int(overdue), next_due)
+               day_start: datetime, days: int) -> DueCounts:
+    """Count a learner's cards (of one lesson, or all) in one query of range counts.
 
+    Every figure is a count over a range of the ``(learner_id, due)`` index (or its first
+    entry), so the database walks index entries without computing anything per row: no
+    CASE, no conversion of each due date to its day. Day ``i`` is
+    ``[day_start + i days, day_start + i + 1 days)`` in UTC.
+    """
+    where = cards_filter(learner_id, lesson)
 
-def utc_day(column: Any, dialect: str) -> Any:
-    """Return a SQL expression for the UTC calendar day of a stored datetime."""
-    if dialect == "postgresql":
-        return func.date(func.timezone("UTC", column))
-    return func.date(column)  # SQLite stores the UTC time as ISO text
+    def count(*conditions: Any) -> Any:
+        return (select(func.count()).select_from(CARDS).where(*where, *conditions)
+                .scalar_subquery())
 
-
-def due_by_day(db: Session, learner_id: int, lesson: str | None, start: datetime,
-               horizon: datetime) -> list[tuple[date, int]]:
-    """Count a learner's cards falling due on each UTC day in [start, horizon)."""
-    day = utc_day(CARDS.c.due, dialect_of(db))
-    rows = db.execute(select(day, func.count())
-                      .where(*cards_filter(learner_id, lesson), CARDS.c.due >= start,
-                             CARDS.c.due < horizon).group_by(day))
-    return [(date.fromisoformat(str(when)), int(n)) for when, n in rows]
+    bounds = [day_start + timedelta(days=i) for i in range(days + 1)]
+    row = db.execute(select(
+        count(), count(CARDS.c.due <= now), count(CARDS.c.due < day_start),
+        select(func.min(CARDS.c.due)).where(*where).scalar_subquery(),
+        *(count(CARDS.c.due >= bounds[i], CARDS.c.due < bounds[i + 1]) for i in range(days)),
+    )).one()
+    cards, due_now, overdue, next_due, *by_day = row
+    return DueCounts(int(cards), int(due_now), int(overdue), next_due,
+                     tuple(int(n) for n in by_day))
 
 
 def questions_with_cards(db: Session, learner_id: int, question_ids: Sequence[str]) -> set[str]:

@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import bindparam, delete, func, insert, select, update
+from sqlalchemy import bindparam, delete, exists, func, insert, literal, select, update
 from sqlalchemy.orm import Session
 
+from quizsvc.store.database import dialect_of
 from quizsvc.store.models import ServedVariant, SessionItem, StudySession, table
 
 SESSIONS, ITEMS = table(StudySession), table(SessionItem)
@@ -85,46 +86,93 @@ def session_of(db: Session, learner_id: int, session_id: str) -> StoredSession |
     return StoredSession(row.id, row.learner_id, row.lesson, row.mode, row.size, row.created_at)
 
 
-ITEM_COUNTS = (
-    select(ITEMS.c.reason, func.count(), func.count(SERVED.c.id))
-    .select_from(ITEMS.outerjoin(SERVED, (SERVED.c.id == ITEMS.c.variant_id)
-                                 & SERVED.c.answered.is_(True)))
-    .where(ITEMS.c.session_id == bindparam("b_session")).group_by(ITEMS.c.reason))
+@dataclass(frozen=True)
+class ItemState:
+    """One item of a session with its served variant, if any."""
+
+    id: int
+    position: int
+    question_id: str
+    reason: str
+    variant_id: str | None
+    seed: int | None
+    served_at: datetime | None
+    answered: bool
 
 
-def item_counts(db: Session, session_id: str) -> ItemCounts:
-    """Count a session's items by reason, and its answers."""
-    counts = {"due": 0, "new": 0, "practice": 0}
-    answered = 0
-    for reason, n, done in db.execute(ITEM_COUNTS, {"b_session": session_id}):
-        counts[reason] = n
-        answered += done
-    return ItemCounts(counts["due"], counts["new"], counts["practice"], answered)
+@dataclass(frozen=True)
+class SessionState:
+    """A session with all its items in order: what serving and the counts need, in one read."""
 
+    session: StoredSession
+    items: tuple[ItemState, ...]
 
-NEXT_ITEM = (
-    select(ITEMS.c.id, ITEMS.c.position, ITEMS.c.question_id, SERVED.c.id.label("variant_id"),
-           SERVED.c.seed, SERVED.c.served_at)
-    .select_from(ITEMS.outerjoin(SERVED, SERVED.c.id == ITEMS.c.variant_id))
-    .where(ITEMS.c.session_id == bindparam("b_session"),
-           ITEMS.c.variant_id.is_(None) | SERVED.c.answered.is_(False))
-    .order_by(ITEMS.c.position)
-    .limit(1))
+    def counts(self) -> ItemCounts:
+        """Count the items by reason, and the answered ones."""
+        by_reason = {"due": 0, "new": 0, "practice": 0}
+        for item in self.items:
+            by_reason[item.reason] = by_reason.get(item.reason, 0) + 1
+        return ItemCounts(by_reason["due"], by_reason["new"], by_reason["practice"],
+                          sum(item.answered for item in self.items))
 
-
-def next_item(db: Session, session_id: str) -> NextItem | None:
-    """Return the session's first item whose variant is not answered (None: all are)."""
-    row = db.execute(NEXT_ITEM, {"b_session": session_id}).first()
-    if row is None:
+    def next_item(self) -> NextItem | None:
+        """Return the first item whose variant is not answered (None: all are)."""
+        for item in self.items:
+            if not item.answered:
+                return NextItem(item.id, item.position, item.question_id, item.variant_id,
+                                item.seed, item.served_at)
         return None
-    return NextItem(row.id, row.position, row.question_id, row.variant_id, row.seed,
-                    row.served_at)
 
 
-def serve_item(db: Session, item_id: int, variant: dict[str, Any]) -> None:
-    """Store a served variant (``served_variant`` columns) and point the item at it."""
-    db.execute(insert(SERVED).values(variant))
-    db.execute(update(ITEMS).where(ITEMS.c.id == item_id).values(variant_id=variant["id"]))
+SESSION_STATE = (
+    select(SESSIONS.c.id, SESSIONS.c.learner_id, SESSIONS.c.lesson, SESSIONS.c.mode,
+           SESSIONS.c.size, SESSIONS.c.created_at, ITEMS.c.id.label("item_id"),
+           ITEMS.c.position, ITEMS.c.question_id, ITEMS.c.reason, SERVED.c.id.label("variant_id"),
+           SERVED.c.seed, SERVED.c.served_at, SERVED.c.answered)
+    .select_from(SESSIONS.outerjoin(ITEMS, ITEMS.c.session_id == SESSIONS.c.id)
+                 .outerjoin(SERVED, SERVED.c.id == ITEMS.c.variant_id))
+    .where(SESSIONS.c.id == bindparam("b_session"))
+    .order_by(ITEMS.c.position))
+
+
+def session_state(db: Session, learner_id: int, session_id: str) -> SessionState | None:
+    """Read one of this learner's sessions with its items (None: unknown, or another's)."""
+    rows = db.execute(SESSION_STATE, {"b_session": session_id}).all()
+    if not rows or rows[0].learner_id != learner_id:
+        return None
+    first = rows[0]
+    session = StoredSession(first.id, first.learner_id, first.lesson, first.mode, first.size,
+                            first.created_at)
+    return SessionState(session, tuple(
+        ItemState(row.item_id, row.position, row.question_id, row.reason, row.variant_id,
+                  row.seed, row.served_at, bool(row.answered))
+        for row in rows if row.item_id is not None))
+
+
+def serve_item(db: Session, item_id: int, variant: dict[str, Any]) -> bool:
+    """Store a served variant (``served_variant`` columns) and point the item at it, unless
+    another request served the item first; return whether this one did.
+
+    On PostgreSQL it is one statement, atomic by itself (the caller may run it in
+    autocommit): the item is claimed and the variant inserted only if the claim held, the
+    foreign key checked at the statement's end. On SQLite the caller's transaction, begun
+    IMMEDIATE, holds the writer lock: the variant goes in first, then the claim.
+    """
+    conn = db.connection()
+    if dialect_of(db) == "postgresql":
+        claimed = (update(ITEMS)
+                   .where(ITEMS.c.id == item_id, ITEMS.c.variant_id.is_(None))
+                   .values(variant_id=variant["id"]).returning(ITEMS.c.id).cte("claimed"))
+        columns = list(variant)
+        rows = select(*(literal(variant[name], SERVED.c[name].type).label(name)
+                        for name in columns)).where(exists(select(claimed.c.id)))
+        inserted = conn.execute(insert(SERVED).from_select(columns, rows).add_cte(claimed)
+                                .returning(SERVED.c.id))
+        return inserted.first() is not None
+    conn.execute(insert(SERVED).values(variant))
+    return bool(conn.execute(update(ITEMS).where(ITEMS.c.id == item_id,
+                                               ITEMS.c.variant_id.is_(None))
+                           .values(variant_id=variant["id"])).rowcount)
 
 
 @dataclass(frozen=True)

@@ -63,20 +63,18 @@ def due_reviews(ctx: Context, lesson: str | None = None, limit: int = 20) -> Due
     today = ctx.now.astimezone(UTC).date()
     start = datetime.combine(today, time(), UTC)
     in_bank = bank_questions(ctx, lesson)
-    counts = [0] * scheduling.FORECAST_DAYS
     if ctx.identity is None:
-        totals = store.DueCounts(0, 0, 0, None)
+        totals = store.DueCounts(0, 0, 0, None, (0,) * scheduling.FORECAST_DAYS)
         with_cards: set[str] = set()
         items: list[DueCard] = []
     else:
         learner_id = ctx.identity.learner_id
-        totals = store.due_counts(ctx.db, learner_id, lesson, ctx.now, start)
-        horizon = start + timedelta(days=scheduling.FORECAST_DAYS)
-        for day, n in store.due_by_day(ctx.db, learner_id, lesson, start, horizon):
-            counts[(day - today).days] += n
+        totals = store.due_counts(ctx.db, learner_id, lesson, ctx.now, start,
+                                  scheduling.FORECAST_DAYS)
         with_cards = store.questions_with_cards(ctx.db, learner_id, in_bank)
         items = store.due_queue(ctx.db, learner_id, ctx.now, min(limit, DUE_LIST_LIMIT), lesson)
         ctx.db.commit()
+    counts = list(totals.by_day)
     counts[0] += totals.overdue
     return DueReport(
         now=ctx.now, lesson=lesson, due_now=totals.due_now, new=len(in_bank) - len(with_cards),

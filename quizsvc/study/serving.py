@@ -16,8 +16,9 @@ from quizsvc.bank.answer_key import AnswerKey
 from quizsvc.bank.content import content_key
 from quizsvc.bank.errors import BankError
 from quizsvc.bank.model import AnswerInput, Question, Text, Variant
-from quizsvc.errors import Gone
+from quizsvc.errors import Conflict, Gone
 from quizsvc.store import sessions as store
+from quizsvc.store.database import begin_one_statement, begin_read_only
 from quizsvc.study.context import Context
 from quizsvc.study.sessions import SessionView, opaque_id, owned_session, session_view
 
@@ -25,6 +26,7 @@ log = logging.getLogger(__name__)
 
 SEED_BITS = 48
 SEED_DRAWS = 8  # seeds tried for one served variant before a bank failure is reported
+SERVE_TRIES = 3  # reads of a session whose next item concurrent requests keep serving
 
 
 @dataclass(frozen=True)
@@ -82,31 +84,40 @@ def next_question(ctx: Context, session_id: str) -> NextItem:
     """Serve the session's first unanswered question (the same variant until it is answered).
 
     Each question gets a freshly drawn variant (a new seed) when first served, so a review of
-    a numeric question never repeats the numbers of the last one.
+    a numeric question never repeats the numbers of the last one. One read (the session with
+    its items) and, for a question not served yet, one write that serves it unless a
+    concurrent request did first; then this request serves what that one stored.
     """
-    stored = owned_session(ctx, session_id)
-    item = store.next_item(ctx.db, stored.id)
-    if item is None or item.variant_id is not None:  # nothing new to serve
-        view = session_view(ctx, stored)
-        ctx.db.commit()
+    for _ in range(SERVE_TRIES):
+        begin_read_only(ctx.db)
+        state = owned_session(ctx, session_id)
+        ctx.db.rollback()  # end the read: the write is a transaction of its own
+        view = session_view(state)
+        item = state.next_item()
         if item is None:
             return NextItem(view, None, None)
-        assert item.variant_id and item.seed is not None and item.served_at is not None
-        served = ctx.index.question(item.question_id)
-        return NextItem(view, item.position, served_view(
-            served, item.variant_id, ctx.bank.variant(served.id, item.seed), item.served_at))
-    q = ctx.index.questions.get(item.question_id)
-    if q is None:
-        raise Gone("This session's next question is no longer in the bank; start a new "
-                   "session.", reason="question_gone")
-    seed, built = draw_variant(ctx, q)
-    variant_id = opaque_id(ctx)
-    store.serve_item(ctx.db, item.id, {
-        "id": variant_id, "learner_id": ctx.learner_id, "question_id": q.id,
-        "lesson": q.lesson, "kind": str(q.kind), "seed": seed,
-        "bank_version": str(ctx.bank.version), "served_at": ctx.now, "answered": False,
-        "open_book": False, "answer_key": AnswerKey.from_variant(built).to_json(),
-        "content_key": content_key(built)})
-    view = session_view(ctx, stored)
-    ctx.db.commit()
-    return NextItem(view, item.position, served_view(q, variant_id, built, ctx.now))
+        if item.variant_id is not None:  # served already: the same variant until answered
+            assert item.seed is not None and item.served_at is not None
+            served = ctx.index.question(item.question_id)
+            return NextItem(view, item.position, served_view(
+                served, item.variant_id, ctx.bank.variant(served.id, item.seed),
+                item.served_at))
+        q = ctx.index.questions.get(item.question_id)
+        if q is None:
+            raise Gone("This session's next question is no longer in the bank; start a new "
+                       "session.", reason="question_gone")
+        seed, built = draw_variant(ctx, q)
+        variant_id = opaque_id(ctx)
+        begin_one_statement(ctx.db)
+        if store.serve_item(ctx.db, item.id, {
+                "id": variant_id, "learner_id": ctx.learner_id, "question_id": q.id,
+                "lesson": q.lesson, "kind": str(q.kind), "seed": seed,
+                "bank_version": str(ctx.bank.version), "served_at": ctx.now,
+                "answered": False, "open_book": False,
+                "answer_key": AnswerKey.from_variant(built).to_json(),
+                "content_key": content_key(built)}):
+            ctx.db.commit()
+            return NextItem(view, item.position, served_view(q, variant_id, built, ctx.now))
+        ctx.db.rollback()  # another request served this item first: serve what it stored
+    raise Conflict("This session's next question kept being served by other requests; ask "
+                   "again.", reason="serve_collided")

@@ -15,6 +15,7 @@ from quizsvc.bank.model import QuestionKind
 from quizsvc.errors import Invalid, NotFound
 from quizsvc.store import progress as progress_store
 from quizsvc.store import sessions as store
+from quizsvc.store.database import begin_read_only
 from quizsvc.study.bank_index import GRADED_KINDS
 from quizsvc.study.context import Context
 from quizsvc.study.limits import MAX_OPEN_SESSIONS
@@ -128,18 +129,18 @@ def start_counts(ctx: Context, mode: str) -> StartCounts:
     return StartCounts(mode, due_now, len(wanted) - cards)
 
 
-def owned_session(ctx: Context, session_id: str) -> store.StoredSession:
-    """Return one of this learner's sessions or raise ``NotFound``."""
+def owned_session(ctx: Context, session_id: str) -> store.SessionState:
+    """Read one of this learner's sessions with its items, or raise ``NotFound``."""
     found = (None if ctx.identity is None
-             else store.session_of(ctx.db, ctx.identity.learner_id, session_id))
+             else store.session_state(ctx.db, ctx.identity.learner_id, session_id))
     if found is None:
         raise NotFound("No such session.", reason="unknown_session")
     return found
 
 
-def session_view(ctx: Context, stored: store.StoredSession) -> SessionView:
-    """Return a stored session with its counts."""
-    counts = store.item_counts(ctx.db, stored.id)
+def session_view(state: store.SessionState) -> SessionView:
+    """Return a session with its counts."""
+    stored, counts = state.session, state.counts()
     return SessionView(stored.id, stored.lesson, stored.mode, stored.size, counts.total,
                        counts.answered, counts.due, counts.new, counts.practice,
                        stored.created_at)
@@ -147,6 +148,7 @@ def session_view(ctx: Context, stored: store.StoredSession) -> SessionView:
 
 def get_session(ctx: Context, session_id: str) -> SessionView:
     """Return one of this learner's sessions with its progress."""
-    view = session_view(ctx, owned_session(ctx, session_id))
+    begin_read_only(ctx.db)
+    view = session_view(owned_session(ctx, session_id))
     ctx.db.commit()
     return view
