@@ -7,6 +7,7 @@ from typing import Any
 import flask_smorest
 import marshmallow as ma
 
+from quizsvc.http.browser import CSRF_COOKIE, CSRF_HEADER
 from quizsvc.http.errors import handle_http_exception
 from quizsvc.http.parsing import StrictParser
 
@@ -23,10 +24,40 @@ class ErrorEnvelopeSchema(ma.Schema):
         "description": "field detail: {location: {field: [reason, ...]}}"})
 
 
+# The security schemes the OpenAPI document names, so that a generated client knows what to send.
+SECURITY_SCHEMES = {
+    "csrf": {"type": "apiKey", "in": "header", "name": CSRF_HEADER, "description": (
+        f"Echo the {CSRF_COOKIE} cookie (or the csrf_token of GET /api/me) on every "
+        "state-changing request; the browser cookie that GET /api/me sets must come along.")},
+    "author": {"type": "http", "scheme": "bearer",
+               "description": "QUIZSVC_AUTHOR_TOKEN, for the author views only."},
+}
+STATE_CHANGING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+def register_security_schemes(api: flask_smorest.Api) -> None:
+    """Name the service's security schemes in the OpenAPI document."""
+    for name, scheme in SECURITY_SCHEMES.items():
+        api.spec.components.security_scheme(name, scheme)
+
+
 class ApiBlueprint(flask_smorest.Blueprint):
-    """A flask-smorest blueprint whose arguments are parsed strictly."""
+    """A flask-smorest blueprint whose arguments are parsed strictly and whose state-changing
+    operations document the CSRF echo they need."""
 
     ARGUMENTS_PARSER = StrictParser()
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._prepare_doc_cbks.append(self._prepare_security_doc)
+
+    @staticmethod
+    def _prepare_security_doc(doc: dict[str, Any], doc_info: dict[str, Any], *,
+                              method: str, **kwargs: Any) -> dict[str, Any]:
+        """Require the CSRF echo on state changes, unless the view documents its own."""
+        if method.upper() in STATE_CHANGING:
+            doc.setdefault("security", [{"csrf": []}])
+        return doc
 
     def arguments(self, schema: Any, *args: Any, **kwargs: Any) -> Any:
         """Declare a view's arguments, a schema class made an instance once here.

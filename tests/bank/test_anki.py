@@ -114,7 +114,7 @@ def test_glossary_terms_are_notes_of_their_own(bank):
 
 
 def test_a_lesson_without_a_glossary_gives_no_glossary_notes(tiny_bank):
-    from tests.bank.conftest import LESSON as TINY
+    from tests.support.tiny_bank import LESSON as TINY
 
     plain = read_bank(tiny_bank)
     assert plain.lessons[TINY].glossary == ()

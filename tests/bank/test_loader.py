@@ -8,7 +8,7 @@ import pytest
 
 from quizsvc.bank import BankError, NotFound, load_bank, read_bank
 from quizsvc.bank.model import QuestionKind
-from tests.bank.conftest import LESSON, choice_data, lesson_data, text, write_yaml
+from tests.support.tiny_bank import LESSON, choice_data, lesson_data, text, write_yaml
 
 
 def question_path(root: Path, name: str = "pick-one.yaml") -> Path:

@@ -13,7 +13,7 @@ from quizsvc.bank.catalog import PROMPT_FORMAT
 from quizsvc.bank.check import check_bank
 from quizsvc.bank.export import variant_to_dict
 from quizsvc.bank.model import GRADED, GlossaryTerm, QuestionKind
-from tests.bank.conftest import LESSON, choice_data, write_yaml
+from tests.support.tiny_bank import LESSON, choice_data, write_yaml
 
 LESSON_ID = "vllm-v1-ledger"
 VARIED_KINDS = (QuestionKind.CHOICE, QuestionKind.MULTI, QuestionKind.ORDER)

@@ -4,32 +4,23 @@
   in-process ``app`` fixture (tests/conftest.py) then serves the real bank here, and the gunicorn
   servers read the same copy, so a question edited during the run cannot change the bank version
   under variants the tests already hold.
-- ``live_pg``: a PostgreSQL schema of this test module's own (``quizsvc_rel_<pid>_<n>``), migrated
+- ``live_pg``: a PostgreSQL schema of this test module's own (``tests.support.live``), migrated
   to head and dropped afterwards; its URL carries the search path, so gunicorn workers and the
   ``quizsvc`` CLI reach it by URL alone. Unreachable PostgreSQL skips locally, fails under CI.
 """
 
 from __future__ import annotations
 
-import itertools
-import os
 import shutil
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import Engine
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import OperationalError
 
-from quizsvc.store import migrate
-from quizsvc.store.database import make_engine
-from tests.support.databases import create_schema, drop_schema, postgres_url, unreachable
+from tests.support.live import LiveDatabase, dispose_database, new_pg_database
 
 ROOT = Path(__file__).resolve().parents[2]
-SCHEMA_NUMBERS = itertools.count(1)
 
 
 @pytest.fixture(scope="session")
@@ -48,44 +39,6 @@ def bank(bank_dir: Path) -> Any:
     return load_bank(bank_dir)
 
 
-@dataclass(frozen=True)
-class LiveDatabase:
-    """A migrated database reachable by URL from other processes."""
-
-    url: str
-    engine: Engine
-    schema: str | None = None
-
-
-def schema_url(schema: str) -> str:
-    """Return the test PostgreSQL URL with ``schema`` first on the search path."""
-    url = make_url(postgres_url())
-    return url.update_query_dict({"options": f"-csearch_path={schema}"}).render_as_string(
-        hide_password=False)
-
-
-def new_pg_database() -> LiveDatabase:
-    """Create and migrate a fresh schema; skip or fail when PostgreSQL is unreachable."""
-    schema = f"quizsvc_rel_{os.getpid()}_{next(SCHEMA_NUMBERS)}"
-    try:
-        create_schema(postgres_url(), schema)
-    except OperationalError as error:
-        unreachable("postgresql", error)
-    url = schema_url(schema)
-    engine = make_engine(url)
-    with engine.connect() as connection:
-        migrate.upgrade(connection, "head")
-        connection.commit()
-    return LiveDatabase(url, engine, schema)
-
-
-def dispose_pg_database(database: LiveDatabase) -> None:
-    """Drop the schema and close the engine."""
-    if database.schema is not None:
-        drop_schema(database.engine, database.schema)
-    database.engine.dispose()
-
-
 @pytest.fixture(scope="module")
 def live_pg() -> Iterator[LiveDatabase]:
     """Yield a PostgreSQL schema of this module's own, migrated, for servers and the CLI."""
@@ -93,4 +46,4 @@ def live_pg() -> Iterator[LiveDatabase]:
     try:
         yield database
     finally:
-        dispose_pg_database(database)
+        dispose_database(database)

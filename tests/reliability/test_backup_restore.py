@@ -20,9 +20,9 @@ from sqlalchemy.orm import Session
 
 from quizsvc import create_app
 from quizsvc.cli import main
-from tests.reliability.conftest import LiveDatabase, schema_url
 from tests.support.browsers import ApiBrowser, Study
 from tests.support.databases import create_schema, drop_schema, postgres_url
+from tests.support.live import LiveDatabase, schema_url
 
 LESSON = "vllm-v1-ledger"
 SECRET = "backup-test-secret"

@@ -106,23 +106,7 @@ class Study:
 
     def wrong_answer(self, variant_id: str) -> Any:
         """Return a parseable wrong answer of a served variant."""
-        variant = self.variant(variant_id)
-        right = variant.answer
-        for misconception in variant.misconceptions:
-            if misconception.answer != right and misconception.answer is not None:
-                return misconception.answer
-        if isinstance(right, list) and all(isinstance(x, int) for x in right):
-            return [x + 1 for x in right]
-        if variant.input.type == "order":
-            return list(reversed(right))
-        options = [o.id for o in (variant.input.options or ())]
-        if not options:  # a flashcard or an explanation: the learner rates, nothing is wrong
-            raise AssertionError(f"{variant.question_id} ({variant.input.type}) has no "
-                                 "graded wrong answer")
-        if isinstance(right, list):  # multi: leave one right option out, or pick a wrong one
-            others = [o for o in options if o not in right]
-            return right[:-1] if len(right) > 1 else others[:1]
-        return next(o for o in options if o != right)
+        return wrong_answer(self.variant(variant_id))
 
     def answer(self, variant_id: str, answer: Any, key: str | None = None) -> Any:
         """POST an attempt with a fresh (or given) idempotency key; return the response."""
@@ -130,3 +114,25 @@ class Study:
         return self.browser.post("/api/attempts", json={"variant_id": variant_id,
                                                         "answer": answer},
                                  headers={"Idempotency-Key": key or f"key-{self.keys}"})
+
+
+def wrong_answer(variant: Any) -> Any:
+    """Return a parseable wrong answer of a variant: a named misconception's when it has one."""
+    right = variant.answer
+    for misconception in variant.misconceptions:
+        if misconception.answer != right and misconception.answer is not None:
+            return misconception.answer
+    if isinstance(right, int):
+        return right + 1
+    if isinstance(right, list) and all(isinstance(x, int) for x in right):
+        return [x + 1 for x in right]
+    if variant.input.type == "order":
+        return list(reversed(right))
+    options = [o.id for o in (variant.input.options or ())]
+    if not options:  # a flashcard or an explanation: the learner rates, nothing is wrong
+        raise AssertionError(f"{variant.question_id} ({variant.input.type}) has no "
+                             "graded wrong answer")
+    if isinstance(right, list):  # multi: leave one right option out, or pick a wrong one
+        others = [o for o in options if o not in right]
+        return right[:-1] if len(right) > 1 else others[:1]
+    return next(o for o in options if o != right)

@@ -7,7 +7,7 @@ from typing import Any
 
 from playwright.sync_api import expect
 
-from tests.web.conftest import LiveServer
+from tests.support.live import LiveServer
 
 
 def start(page: Any, path: str, size: int) -> None:

@@ -13,53 +13,16 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy.orm import Session
-from werkzeug.serving import make_server
 
-from quizsvc import create_app
-from quizsvc.store import migrate
-from quizsvc.store.database import make_engine
-from quizsvc.store.models import ServedVariant
 from tests.support.chromium import launch_chromium
+from tests.support.live import LiveServer, dispose_database, migrated, serve
 
 PHONE = {"width": 390, "height": 844}
-
-
-@dataclass(frozen=True)
-class LiveServer:
-    """Name a running app: its base URL, the app, and its database (to look answers up)."""
-
-    url: str
-    app: Any
-    database_url: str
-
-    @property
-    def lesson(self) -> Any:
-        """Return the bank's first lesson (the one the pages default to)."""
-        lessons = self.app.config["BANK"].lessons
-        return next(iter(lessons.values() if isinstance(lessons, dict) else lessons))
-
-    def variant(self, variant_id: str) -> Any:
-        """Return a served variant as the server knows it, answer included (tests only)."""
-        engine = make_engine(self.database_url)
-        try:
-            with Session(engine) as session:
-                served = session.get(ServedVariant, variant_id)
-                assert served is not None, variant_id
-                return self.app.config["BANK"].variant(served.question_id, served.seed)
-        finally:
-            engine.dispose()
-
-    def right_answer(self, variant_id: str) -> Any:
-        """Return the answer of a served variant."""
-        return self.variant(variant_id).answer
 
 
 @pytest.fixture(scope="session")
@@ -75,23 +38,12 @@ def live_server(tmp_path_factory: pytest.TempPathFactory, live_bank: Any
                 ) -> Iterator[LiveServer]:
     """Serve the app on 127.0.0.1 and a free port for the whole test session."""
     path = tmp_path_factory.mktemp("live") / "quizsvc-live.sqlite3"
-    url = f"sqlite:///{path}"
-    engine = make_engine(url)
-    with engine.connect() as connection:
-        migrate.upgrade(connection, "head")
-        connection.commit()
-    engine.dispose()
-    app = create_app({"DATABASE_URL": url, "SECRET_KEY": "browser-test-secret",
-                      "RANDOM_SEED": 20261108, "BANK": live_bank})
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, name="live-server", daemon=True)
-    thread.start()
+    database = migrated(f"sqlite:///{path}")
     try:
-        yield LiveServer(f"http://127.0.0.1:{server.server_port}", app, url)
+        with serve(database, live_bank, SECRET_KEY="browser-test-secret") as server:
+            yield server
     finally:
-        server.shutdown()
-        thread.join(timeout=10)
-        server.server_close()
+        dispose_database(database)
 
 
 @pytest.fixture(scope="session")

@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.support import pages as steps
-from tests.web.conftest import LiveServer
+from tests.support.live import LiveServer
 
 pytestmark = pytest.mark.browser
 

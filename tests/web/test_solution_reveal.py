@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from tests.support import pages as steps
-from tests.web.conftest import LiveServer
+from tests.support.live import LiveServer
 
 pytestmark = pytest.mark.browser
 

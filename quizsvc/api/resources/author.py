@@ -21,6 +21,8 @@ from quizsvc.http.arguments import PreviewQuerySchema
 from quizsvc.http.limits import author_limit, limiter
 from quizsvc.study import author
 
+AUTHOR_SECURITY: list[dict[str, list[str]]] = [{"author": []}]
+
 blp = ApiBlueprint("author", __name__, url_prefix="/api/author",
                    description="Author-only previews (Authorization: Bearer <token>)")
 
@@ -58,6 +60,7 @@ class VariantPreview(MethodView):
 
     @blp.arguments(PreviewQuerySchema, location="query")
     @blp.response(200, description="the full variant, answer included")
+    @blp.doc(security=AUTHOR_SECURITY)
     @require_author
     def get(self, query: dict[str, Any], question_id: str) -> Any:
         """Preview one variant with its answer, solution, misconceptions and scenario."""
@@ -72,6 +75,7 @@ class BankExport(MethodView):
     decorators: ClassVar[list[Callable[..., Any]]] = [author_rate_limit()]
 
     @blp.response(200, description="the bank's version, lessons and questions")
+    @blp.doc(security=AUTHOR_SECURITY)
     @require_author
     def get(self) -> Any:
         """Export the bank's lessons and questions."""
