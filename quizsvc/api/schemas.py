@@ -188,8 +188,40 @@ class NextItemSchema(ma.Schema):
     question = fields.Nested(ServedQuestionSchema, dump_only=True, allow_none=True)
 
 
+class SummaryItemSchema(ma.Schema):
+    """One question of a session and how it went."""
+
+    position = fields.Integer(dump_only=True)
+    question_id = fields.String(dump_only=True)
+    kind = fields.String(dump_only=True)
+    title = fields.Nested(TextSchema, dump_only=True)
+    section = fields.String(dump_only=True)
+    attempt_id = fields.Integer(dump_only=True, allow_none=True,
+                                metadata={"description": "null: not answered"})
+    graded = fields.Boolean(dump_only=True)
+    correct = fields.Boolean(dump_only=True, allow_none=True)
+    score = fields.Float(dump_only=True, allow_none=True)
+    closed_book = fields.Boolean(dump_only=True)
+    revealed = fields.Boolean(dump_only=True)
+    rating = fields.String(dump_only=True, allow_none=True)
+    due = fields.DateTime(dump_only=True, allow_none=True,
+                          metadata={"description": "when the question's card is due next"})
+    mastered = fields.Boolean(dump_only=True)
+    mastered_in_session = fields.Boolean(dump_only=True)
 
 
+class SessionSummarySchema(ma.Schema):
+    """A session's score, its items, the next due review and what it mastered."""
+
+    session = fields.Nested(SessionSchema, dump_only=True)
+    items = fields.List(fields.Nested(SummaryItemSchema), dump_only=True)
+    right = fields.Integer(dump_only=True, metadata={"description": "graded answers right"})
+    graded = fields.Integer(dump_only=True, metadata={"description": "graded answers given"})
+    next_due = fields.DateTime(dump_only=True, allow_none=True)
+    mastered_now = fields.List(fields.String(), dump_only=True)
+    mistakes = fields.List(fields.String(), dump_only=True,
+                           metadata={"description": "question ids answered wrong; start a "
+                                     "session with retry_of to take them again"})
 
 
 class MisconceptionSchema(ma.Schema):

@@ -55,6 +55,9 @@ class SessionCreateSchema(StrictSchema):
     size = fields.Integer(load_default=10, strict=True, validate=SESSION_SIZE,
                           metadata={"description": "questions to pick, at most the "
                                     "deployment's MAX_SESSION_SIZE (50 unless configured)"})
+    retry_of = fields.String(load_default=None, validate=validate.Length(min=1, max=MAX_REF),
+                             metadata={"description": "an earlier session of this learner: "
+                                       "serve its mistakes again"})
 
 
 class AttemptCreateSchema(StrictSchema):

@@ -17,10 +17,21 @@ from sqlalchemy import bindparam, delete, exists, func, insert, literal, select,
 from sqlalchemy.orm import Session
 
 from quizsvc.store.database import dialect_of
-from quizsvc.store.models import ServedVariant, SessionItem, StudySession, table
+from quizsvc.store.models import (
+    Attempt,
+    Mastery,
+    ReviewCard,
+    ReviewLog,
+    ServedVariant,
+    SessionItem,
+    StudySession,
+    table,
+)
 
 SESSIONS, ITEMS = table(StudySession), table(SessionItem)
 SERVED = table(ServedVariant)
+ATTEMPTS, LOGS = table(Attempt), table(ReviewLog)
+CARDS, MASTERY = table(ReviewCard), table(Mastery)
 
 
 @dataclass(frozen=True)
@@ -176,25 +187,45 @@ def serve_item(db: Session, item_id: int, variant: dict[str, Any]) -> bool:
 
 
 @dataclass(frozen=True)
-class ItemResult:
-    """One item of a session with its answer, for the end-of-session summary."""
+class ItemOutcome:
+    """One item of a session with how it went, for the end-of-session summary: the attempt
+    (if answered), and the question's card and mastery record as they stand now."""
 
     position: int
     question_id: str
     reason: str
-    variant_id: str | None
-    answered: bool
+    attempt_id: int | None
+    graded: bool | None
+    correct: bool | None
+    score: float | None
+    closed_book: bool | None
+    revealed: bool
+    rating: int | None
+    due: datetime | None
+    mastered: bool | None
+    mastered_at: datetime | None
 
 
-def items_of(db: Session, session_id: str) -> list[ItemResult]:
-    """List a session's items in order, with whether each was answered."""
+def session_outcomes(db: Session, learner_id: int, session_id: str) -> list[ItemOutcome]:
+    """List a learner's session items in order with their outcomes, in one read."""
     rows = db.execute(
-        select(ITEMS.c.position, ITEMS.c.question_id, ITEMS.c.reason, ITEMS.c.variant_id,
-               func.coalesce(SERVED.c.answered, False).label("answered"))
-        .select_from(ITEMS.outerjoin(SERVED, SERVED.c.id == ITEMS.c.variant_id))
-        .where(ITEMS.c.session_id == session_id).order_by(ITEMS.c.position))
-    return [ItemResult(row.position, row.question_id, row.reason, row.variant_id,
-                       bool(row.answered)) for row in rows]
+        select(ITEMS.c.position, ITEMS.c.question_id, ITEMS.c.reason,
+               ATTEMPTS.c.id.label("attempt_id"), ATTEMPTS.c.graded, ATTEMPTS.c.correct,
+               ATTEMPTS.c.score, ATTEMPTS.c.closed_book, ATTEMPTS.c.revealed_at,
+               LOGS.c.rating, CARDS.c.due, MASTERY.c.mastered, MASTERY.c.mastered_at)
+        .select_from(
+            ITEMS.join(SESSIONS, SESSIONS.c.id == ITEMS.c.session_id)
+            .outerjoin(ATTEMPTS, ATTEMPTS.c.variant_id == ITEMS.c.variant_id)
+            .outerjoin(LOGS, LOGS.c.attempt_id == ATTEMPTS.c.id)
+            .outerjoin(CARDS, (CARDS.c.learner_id == SESSIONS.c.learner_id)
+                       & (CARDS.c.question_id == ITEMS.c.question_id))
+            .outerjoin(MASTERY, (MASTERY.c.learner_id == SESSIONS.c.learner_id)
+                       & (MASTERY.c.question_id == ITEMS.c.question_id)))
+        .where(ITEMS.c.session_id == session_id, SESSIONS.c.learner_id == learner_id)
+        .order_by(ITEMS.c.position))
+    return [ItemOutcome(row.position, row.question_id, row.reason, row.attempt_id, row.graded,
+                        row.correct, row.score, row.closed_book, row.revealed_at is not None,
+                        row.rating, row.due, row.mastered, row.mastered_at) for row in rows]
 
 
 def mark_open_book(db: Session, learner_id: int, lesson: str | None = None) -> int:

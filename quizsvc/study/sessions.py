@@ -11,7 +11,7 @@ import base64
 from dataclasses import dataclass
 from datetime import datetime
 
-from quizsvc.bank.model import QuestionKind
+from quizsvc.bank.model import QuestionKind, Text
 from quizsvc.errors import Invalid, NotFound
 from quizsvc.store import progress as progress_store
 from quizsvc.store import sessions as store
@@ -66,7 +66,8 @@ def check_mode(mode: str) -> None:
                       params={"choices": ", ".join(MODES)})
 
 
-def start_session(ctx: Context, lesson: str, mode: str, size: int) -> SessionView:
+def start_session(ctx: Context, lesson: str, mode: str, size: int,
+                  retry_of: str | None = None) -> SessionView:
     """Start a session of up to ``size`` questions of ``lesson``: due first, then new.
 
     Review mode serves every kind that is due or new (spaced repetition); flashcards mode
@@ -75,6 +76,9 @@ def start_session(ctx: Context, lesson: str, mode: str, size: int) -> SessionVie
     questions due soonest. New questions come in the bank's teaching order. A learner keeps
     at most ``MAX_OPEN_SESSIONS`` unfinished sessions: starting another drops the oldest,
     with the variants served in it and never answered.
+
+    ``retry_of`` names an earlier session of this learner: the new one serves that
+    session's mistakes again (graded questions answered wrong, up to ``size``), as practice.
     """
     check_mode(mode)
     max_size = ctx.limits.max_session_size
@@ -83,6 +87,8 @@ def start_session(ctx: Context, lesson: str, mode: str, size: int) -> SessionVie
                       params={"min": 1, "max": max_size})
     if lesson not in ctx.index.lessons:
         raise Invalid("lesson", "unknown lesson", reason="unknown_lesson")
+    if retry_of is not None:
+        return start_retry(ctx, lesson, mode, size, retry_of)
     candidates = [q for q in ctx.index.by_lesson[lesson] if wanted_in(mode, q.kind)]
     wanted = {q.id for q in candidates}
     cards = progress_store.card_dues(ctx.db, ctx.learner_id, lesson)
@@ -95,6 +101,36 @@ def start_session(ctx: Context, lesson: str, mode: str, size: int) -> SessionVie
         chosen = {qid for qid, _ in picked}
         later = [qid for qid, due_at in cards if qid in wanted and qid not in chosen]
         picked += [(qid, "practice") for qid in later[: size - len(picked)]]
+    return create(ctx, lesson, mode, size, picked)
+
+
+def start_retry(ctx: Context, lesson: str, mode: str, size: int, retry_of: str
+                ) -> SessionView:
+    """Start a session of an earlier session's mistakes (422 ``retry_of`` when it has none)."""
+    earlier = owned_or_invalid(ctx, retry_of)
+    if earlier.session.lesson != lesson:
+        raise Invalid("retry_of", "is a session of another lesson", reason="other_lesson")
+    mistakes = [outcome.question_id
+                for outcome in store.session_outcomes(ctx.db, ctx.learner_id, retry_of)
+                if outcome.graded and outcome.correct is False
+                and outcome.question_id in ctx.index.questions
+                and wanted_in(mode, ctx.index.questions[outcome.question_id].kind)]
+    if not mistakes:
+        raise Invalid("retry_of", "has no mistakes to review", reason="no_mistakes")
+    return create(ctx, lesson, mode, size, [(qid, "practice") for qid in mistakes[:size]])
+
+
+def owned_or_invalid(ctx: Context, session_id: str) -> store.SessionState:
+    """Read a session named in a request body: unknown is the body's fault (422)."""
+    try:
+        return owned_session(ctx, session_id)
+    except NotFound:
+        raise Invalid("retry_of", "no such session", reason="unknown_session") from None
+
+
+def create(ctx: Context, lesson: str, mode: str, size: int,
+           picked: list[tuple[str, str]]) -> SessionView:
+    """Store a new session of the ``picked`` (question, reason) items and commit."""
     stored = store.StoredSession(opaque_id(ctx), ctx.learner_id, lesson, mode, size, ctx.now)
     store.drop_oldest_unfinished(ctx.db, ctx.learner_id, keep=MAX_OPEN_SESSIONS - 1)
     store.create_session(ctx.db, stored, picked)
@@ -152,3 +188,76 @@ def get_session(ctx: Context, session_id: str) -> SessionView:
     view = session_view(owned_session(ctx, session_id))
     ctx.db.commit()
     return view
+
+
+@dataclass(frozen=True)
+class SummaryItem:
+    """One question of a finished session: how the answer went and where the question stands."""
+
+    position: int
+    question_id: str
+    kind: str
+    title: Text
+    section: str
+    attempt_id: int | None
+    graded: bool
+    correct: bool | None
+    score: float | None
+    closed_book: bool
+    revealed: bool
+    rating: str | None
+    due: datetime | None
+    mastered: bool
+    mastered_in_session: bool
+
+
+@dataclass(frozen=True)
+class SessionSummary:
+    """The end of a session: the score, every item, the next due review, what was mastered.
+
+    ``right`` of ``graded`` counts server-graded answers only (flashcards and explanations
+    are rated, not graded); ``mistakes`` are the graded items answered wrong, which a
+    ``retry_of`` session serves again.
+    """
+
+    session: SessionView
+    items: tuple[SummaryItem, ...]
+    right: int
+    graded: int
+    next_due: datetime | None
+    mastered_now: tuple[str, ...]
+    mistakes: tuple[str, ...]
+
+
+RATING_NAMES = {1: "again", 2: "hard", 3: "good", 4: "easy"}
+
+
+def session_summary(ctx: Context, session_id: str) -> SessionSummary:
+    """Return the summary of one of this learner's sessions (finished or not).
+
+    One read of the items with their attempts, review logs, cards and mastery records.
+    """
+    begin_read_only(ctx.db)
+    view = session_view(owned_session(ctx, session_id))
+    outcomes = store.session_outcomes(ctx.db, ctx.learner_id, session_id)
+    ctx.db.commit()
+    items = []
+    for outcome in outcomes:
+        question = ctx.index.questions.get(outcome.question_id)
+        if question is None:  # a question the bank no longer has: nothing to show
+            continue
+        mastered_at = outcome.mastered_at
+        items.append(SummaryItem(
+            outcome.position, outcome.question_id, str(question.kind), question.title,
+            question.section, outcome.attempt_id, bool(outcome.graded), outcome.correct,
+            outcome.score, bool(outcome.closed_book), outcome.revealed,
+            RATING_NAMES.get(outcome.rating or 0), outcome.due, bool(outcome.mastered),
+            bool(outcome.mastered) and mastered_at is not None
+            and mastered_at >= view.created_at))
+    graded = [item for item in items if item.graded and item.attempt_id is not None]
+    dues = [item.due for item in items if item.due is not None]
+    return SessionSummary(
+        view, tuple(items), sum(1 for item in graded if item.correct), len(graded),
+        min(dues) if dues else None,
+        tuple(item.question_id for item in items if item.mastered_in_session),
+        tuple(item.question_id for item in graded if item.correct is False))

@@ -299,7 +299,7 @@ def start_session() -> BaseResponse:
     """Start a session from the start form and go to its first question."""
     form = parse_form(SessionFormSchema())
     started = sessions.start_session(current_context(), form["lesson"], form["mode"],
-                                     form["size"])
+                                     form["size"], form["retry_of"])
     return see_other("web.session", session_id=started.id)
 
 
@@ -322,9 +322,11 @@ def question_page(item: Any, values: dict[str, Any] | None = None,
 @bp.get("/study/<session_id>")
 def session(session_id: str) -> str | tuple[str, int]:
     """Show the session's next question, or its summary once every question is answered."""
-    item = serving.next_question(current_context(), session_id)
+    ctx = current_context()
+    item = serving.next_question(ctx, session_id)
     if item.done:
-        return render_template("session_done.html", session=item.session)
+        return render_template("session_done.html",
+                               summary=sessions.session_summary(ctx, session_id))
     return question_page(item)
 
 

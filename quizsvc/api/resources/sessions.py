@@ -7,7 +7,7 @@ from typing import Any
 from flask.views import MethodView
 
 from quizsvc.api.blueprint import ApiBlueprint
-from quizsvc.api.schemas import NextItemSchema, SessionSchema
+from quizsvc.api.schemas import NextItemSchema, SessionSchema, SessionSummarySchema
 from quizsvc.http.arguments import SessionCreateSchema
 from quizsvc.http.context import current_context
 from quizsvc.study import serving, sessions
@@ -25,7 +25,7 @@ class Sessions(MethodView):
     def post(self, body: dict[str, Any]) -> Any:
         """Start a session: due reviews first, then new questions."""
         return sessions.start_session(current_context(), body["lesson"], body["mode"],
-                                   body["size"])
+                                      body["size"], body["retry_of"])
 
 
 @blp.route("/<string:session_id>")
@@ -46,3 +46,14 @@ class NextQuestion(MethodView):
     def get(self, session_id: str) -> Any:
         """Serve the next question's variant: its prompt, never its answer or seed."""
         return serving.next_question(current_context(), session_id)
+
+
+@blp.route("/<string:session_id>/summary")
+class Summary(MethodView):
+    """How the session went."""
+
+    @blp.response(200, SessionSummarySchema)
+    def get(self, session_id: str) -> Any:
+        """Show the score, every item right or wrong, the next due review and what was
+        mastered; ``mistakes`` can be taken again with ``retry_of``."""
+        return sessions.session_summary(current_context(), session_id)
