@@ -2,11 +2,13 @@
 
 The JSON API receives an answer as one JSON value; an HTML form sends flat fields. These
 functions turn the fields into that value (a string, a list of strings, a list of option ids)
-and leave judging it to the bank's grader, so a form and a script are graded the same way.
+and leave judging it to the bank's grader, so every form is graded as the API grades.
 """
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
@@ -38,7 +40,7 @@ def answer_from_form(input_type: str, length: int | None, option_ids: Sequence[s
                      form: FieldSource) -> Any:
     """Build the API answer value for an answer shape from the posted fields."""
     if input_type == "vector":
-        return [number_or_text(form.get(vector_field(i), "")) for i in range(length or 0)]
+        return [number_or_text(value) for value in vector_values(length or 0, form)]
     if input_type == "integer":
         return number_or_text(form.get("answer", ""))
     if input_type == "multi":
@@ -50,12 +52,33 @@ def answer_from_form(input_type: str, length: int | None, option_ids: Sequence[s
     return str(form.get("answer", ""))
 
 
+# A list pasted into the first box of a vector answer: "1,6,1", "1，6，1", "1 6 1", "1、6、1".
+LIST_SEPARATORS = re.compile(r"[\s,;、]+")
+
+
+def vector_values(length: int, form: FieldSource) -> list[str]:
+    """Read a vector answer's boxes; a whole list pasted into the first box (the others left
+    empty) spreads over them, as the page's script does while the learner pastes."""
+    values = [normalized(form.get(vector_field(i), "")) for i in range(length)]
+    if length > 1 and not any(values[1:]):
+        parts = [part for part in LIST_SEPARATORS.split(values[0]) if part]
+        if len(parts) == length:
+            return parts
+    return values
+
+
+def normalized(raw: Any) -> str:
+    """Return typed text with full-width digits, signs and punctuation made ASCII (NFKC), so
+    that "１２" or "－3" from a Chinese input method reads as 12 or -3."""
+    return unicodedata.normalize("NFKC", str(raw if raw is not None else "")).strip()
+
+
 def number_or_text(raw: Any) -> int | str:
     """Return a typed whole number as an int (as a script would send it), else the text.
 
     Text that is not a number is passed on as typed, for the grader to refuse by name.
     """
-    text = str(raw if raw is not None else "").strip()
+    text = normalized(raw)
     digits = text[1:] if text[:1] in "+-" else text
     if digits.isdigit() and digits.isascii() and len(digits) <= 18:
         return int(text)
@@ -66,7 +89,7 @@ def order_from_positions(option_ids: Sequence[str], form: FieldSource) -> list[s
     """Turn one position per option (1 = first) into the option ids in that order."""
     positions: dict[str, int] = {}
     for option_id in option_ids:
-        raw = str(form.get(position_field(option_id), "")).strip()
+        raw = normalized(form.get(position_field(option_id), ""))
         if not raw.isdigit() or not 1 <= int(raw) <= len(option_ids):
             raise FormError(position_field(option_id),
                             f"choose a position from 1 to {len(option_ids)}")

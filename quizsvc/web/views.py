@@ -311,12 +311,16 @@ def option_ids(served: Any) -> list[str]:
 def question_page(item: Any, values: dict[str, Any] | None = None,
                   error: tuple[str, str] | None = None, status: int = 200) -> tuple[str, int]:
     """Render the closed-book question page: prompt and inputs, never the answer."""
+    notice = request.args.get("notice")
     return render_template(
         "question.html", item=item, served=item.question, session=item.session,
         values=values or {}, error=error, idempotency_key=secrets.token_urlsafe(18),
+        notice=notice if notice in NOTICES else None,
         vector_field=vector_field, position_field=position_field,
-        option_texts={o.id: text_in(o.text, current_lang()) for o in item.question.input.options},
     ), status
+
+
+NOTICES = frozenset({"answered_elsewhere"})  # ?notice= words a question page may show
 
 
 @bp.get("/study/<session_id>")
@@ -344,7 +348,8 @@ def answer(session_id: str) -> BaseResponse | tuple[str, int]:
         answered = answering.attempt_by_key(ctx, form["idempotency_key"])
         if answered is not None:  # posted twice: go on to the first post's result
             return see_other("web.attempt", session_id=session_id, attempt_id=answered)
-        return see_other("web.session", session_id=session_id)
+        # A stale tab: the question was answered elsewhere. Say so over the next one.
+        return see_other("web.session", session_id=session_id, notice="answered_elsewhere")
     served = item.question
     values = request.form.to_dict(flat=False)
     try:

@@ -32,10 +32,11 @@ def test_a_closed_book_quiz_wrong_then_explained_then_right_and_rated(
     assert not any(m.name.zh in html for m in variant.misconceptions)
     steps.type_answer(page, live_server, right=False)
     steps.submit_with_enter(page)
-    page.wait_for_selector("#result-h")
-    assert page.locator("#result-h").inner_text() == "答错了"
-    expect(page.locator("#live-status")).to_have_text(re.compile(r"\S"))
-    assert "答错了" in page.locator("#live-status").inner_text()
+    page.wait_for_url("**/attempts/*")  # the attempt has its own URL: reload and Back are safe
+    expect(page.locator("#result-h")).to_have_text(re.compile(r"答错了$"))
+    assert page.title().startswith("答错了")
+    assert page.locator("#result-banner.result-bad").count() == 1
+    assert page.locator("#your-answer").count() == 1
     assert page.locator("#reveal").count() == 0 and page.locator("#next-link").count() == 0
     assert page.evaluate("document.activeElement.id") == "explanation"
     shot(page, "quiz-wrong-explain")
@@ -53,12 +54,12 @@ def test_a_closed_book_quiz_wrong_then_explained_then_right_and_rated(
     assert page.locator("#q-position").inner_text() == "第 2 题,共 2 题"
     steps.type_answer(page, live_server, right=True)
     steps.submit_by_keyboard(page)
-    page.wait_for_selector("#result-h")
-    assert page.locator("#result-h").inner_text() == "答对了"
+    page.wait_for_url("**/attempts/*")
+    expect(page.locator("#result-h")).to_have_text(re.compile(r"答对了$"))
     ratings = page.locator("button[data-rating]")
     assert ratings.all_inner_texts() == ["2 困难", "3 良好", "4 简单"]
     shot(page, "quiz-right-rate")
-    attempt_id = page.locator("#live-result").get_attribute("data-attempt-id")
+    attempt_id = page.locator("#attempt").get_attribute("data-attempt-id")
     page.locator("body").focus()
     page.keyboard.press("2")
     page.wait_for_selector("text=本轮完成")
@@ -85,7 +86,7 @@ def test_flashcards_front_reveal_and_four_self_ratings(page: Any, live_server: L
     assert page.locator("button[data-rating]").all_inner_texts() == [
         "1 重来", "2 困难", "3 良好", "4 简单"]
     shot(page, "flashcard-back")
-    attempt_id = page.locator("#live-result").get_attribute("data-attempt-id")
+    attempt_id = page.locator("#attempt").get_attribute("data-attempt-id")
     page.locator("body").focus()
     steps.press_and_wait_for_next(page, lambda: page.keyboard.press("4"))
     assert page.request.get(f"/api/attempts/{attempt_id}").json()["rating"] == "easy"
@@ -197,7 +198,7 @@ def test_everything_works_with_javascript_off(nojs_page: Any, live_server: LiveS
     steps.type_answer(page, live_server, right=False)
     steps.submit_with_enter(page)
     page.wait_for_url("**/attempts/*")
-    assert page.locator("h1").inner_text() == "答错了"
+    assert page.locator("h1").inner_text() == "✗ 答错了"  # the icon, then the words
     assert page.locator("#reveal").count() == 0
     shot(page, "nojs-quiz-wrong")
     page.locator("#explanation").focus()
@@ -210,7 +211,7 @@ def test_everything_works_with_javascript_off(nojs_page: Any, live_server: LiveS
     steps.type_answer(page, live_server, right=True)
     steps.submit_by_keyboard(page)
     page.wait_for_url("**/attempts/*")
-    assert page.locator("h1").inner_text() == "答对了"
+    assert page.locator("h1").inner_text() == "✓ 答对了"
     page.locator("button[value='easy']").focus()
     page.keyboard.press("Enter")
     page.wait_for_selector("text=本轮完成")

@@ -12,7 +12,16 @@ from quizsvc.web.forms import FormError, answer_from_form
     ("integer", None, {"answer": " 12 "}, 12),
     ("integer", None, {"answer": "twelve"}, "twelve"),
     ("vector", 3, {"answer.0": "1", "answer.1": "-6", "answer.2": ""}, [1, -6, ""]),
-    ("vector", 2, {"answer.0": "１", "answer.1": "2"}, ["１", 2]),
+    # Full-width digits and signs from a Chinese input method read as the numbers they are.
+    ("vector", 2, {"answer.0": "１２", "answer.1": "－3"}, [12, -3]),
+    ("integer", None, {"answer": "＋７"}, 7),
+    # A whole list pasted into the first box spreads over the boxes...
+    ("vector", 3, {"answer.0": "1，6，1", "answer.1": "", "answer.2": ""}, [1, 6, 1]),
+    ("vector", 3, {"answer.0": "1, 6 ,1"}, [1, 6, 1]),
+    ("vector", 3, {"answer.0": "1、6、1"}, [1, 6, 1]),
+    # ...but only a list of the right length, and only when the other boxes are empty.
+    ("vector", 3, {"answer.0": "1,6", "answer.1": "", "answer.2": ""}, ["1,6", "", ""]),
+    ("vector", 2, {"answer.0": "1,6", "answer.1": "2"}, ["1,6", 2]),
     ("choice", None, {"answer": "running"}, "running"),
     ("text", None, {"answer": "rejected drafts"}, "rejected drafts"),
     ("flashcard", None, {}, None),

@@ -1,0 +1,104 @@
+"""Every question and every reveal has its own URL: reload and Back never lose a reveal.
+
+Walked with JavaScript on and off (the script only adds keys; the forms post either way),
+reloading at each step of the closed-book flow and going Back from the reveal.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.support import pages as steps
+from tests.support.live import LiveServer
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(params=["js", "nojs"])
+def learner_page(request: pytest.FixtureRequest) -> Any:
+    """A fresh learner's page with JavaScript on, then off."""
+    return request.getfixturevalue("page" if request.param == "js" else "nojs_page")
+
+
+def test_reload_and_back_keep_the_question_the_gate_and_the_reveal(
+        learner_page: Any, live_server: LiveServer) -> None:
+    page = learner_page
+    steps.start(page, "/quiz", size=2)
+    question_url, shown = page.url, steps.variant_id(page)
+    page.reload()
+    assert steps.variant_id(page) == shown, "a reload serves the same variant"
+
+    steps.type_answer(page, live_server, right=False)
+    steps.submit_by_keyboard(page)
+    page.wait_for_url(re.compile(r".*/attempts/\d+$"))
+    attempt_url = page.url
+    page.reload()
+    expect(page.locator("#explanation")).to_be_visible()
+    assert page.locator("#reveal").count() == 0, "reloading the gate reveals nothing"
+
+    page.locator("#explanation").fill("I gave the waiting request its budget first")
+    page.locator("#explain-form button").click()
+    page.wait_for_url(re.compile(r".*/attempts/\d+#reveal$"))
+    expect(page.locator("#reveal")).to_be_visible()
+    page.reload()
+    expect(page.locator("#reveal")).to_be_visible()
+    assert "I gave the waiting request its budget first" in page.locator("#reveal").inner_text()
+
+    page.go_back()  # to the attempt's URL before the explanation: the reveal stays earned
+    assert page.url.split("#")[0] == attempt_url
+    page.reload()
+    expect(page.locator("#reveal")).to_be_visible()
+    assert page.locator("#explanation").count() == 0
+
+    steps.next_question(page)
+    assert page.url == question_url and steps.variant_id(page) != shown
+    expect(page.locator("#q-position")).to_have_text("第 2 题,共 2 题")
+
+
+def test_a_stale_tab_posting_an_answered_question_is_told_and_shown_the_next(
+        learner_page: Any, live_server: LiveServer) -> None:
+    """Two tabs on one session: the second posts the question the first already answered;
+    it is told so and shown the session's next question, and nothing is graded twice."""
+    page = learner_page
+    steps.start(page, "/quiz", size=2)
+    first = steps.variant_id(page)
+    stale = page.context.new_page()
+    stale.goto(page.url)
+    steps.type_answer(page, live_server, right=True)
+    steps.submit_by_keyboard(page)
+    page.wait_for_url(re.compile(r".*/attempts/\d+$"))
+    steps.type_answer(stale, live_server, right=False)
+    steps.submit_by_keyboard(stale)
+    expect(stale.locator("#notice")).to_have_text("这道题已在另一个标签页作答；这是下一题。")
+    assert steps.variant_id(stale) != first
+    attempt_id = page.locator("#attempt").get_attribute("data-attempt-id")
+    assert page.request.get(f"/api/attempts/{attempt_id}").json()["correct"] is True, \
+        "the first tab's answer stands"
+    stale.close()
+
+
+def test_digits_pick_options_and_ctrl_enter_sends_the_explanation(
+        page: Any, live_server: LiveServer) -> None:
+    """Keyboard parity with the script on: the first option has focus on load, 1..n picks
+    the n-th option, and Ctrl+Enter in the explanation submits it."""
+    steps.start(page, "/quiz", size=40)
+    steps.answer_until(page, live_server, "choice")
+    assert page.evaluate("document.activeElement.name") == "answer", "focus on the first option"
+    options = page.locator("#answer-fields input[name='answer']")
+    right = live_server.right_answer(steps.variant_id(page))
+    values = [options.nth(i).get_attribute("value") for i in range(options.count())]
+    wrong = next(i for i, value in enumerate(values) if value != right)
+    page.keyboard.press(str(wrong + 1))
+    assert page.locator("#answer-fields input[name='answer']:checked").get_attribute(
+        "value") == values[wrong]
+    steps.submit_by_keyboard(page)
+    page.wait_for_url(re.compile(r".*/attempts/\d+$"))
+    assert page.evaluate("document.activeElement.id") == "explanation"
+    page.keyboard.type("I picked the queue that arrived first")
+    page.keyboard.press("Control+Enter")
+    page.wait_for_url(re.compile(r".*#reveal$"))
+    expect(page.locator("#reveal")).to_be_visible()
