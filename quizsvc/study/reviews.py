@@ -7,10 +7,13 @@ wrong answer stays Again. A self-rated card (flashcard, free text) is reviewed w
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
+
 from quizsvc.errors import Conflict, Invalid
 from quizsvc.review import outcome
-from quizsvc.review.scheduling import ReviewRating
+from quizsvc.review.scheduling import ReviewRating, SchedulerSettings
 from quizsvc.store import answers, scheduler_settings
+from quizsvc.store.database import begin_read_only
 from quizsvc.study.answering import AttemptView, owned_attempt, rating_choices, stored_view
 from quizsvc.study.context import Context
 
@@ -43,16 +46,46 @@ def rate_attempt(ctx: Context, attempt_id: int, rating_name: str) -> AttemptView
     logged = answers.review_of_attempt(ctx.db, attempt.id)
     if logged is None:
         card = answers.card_of(ctx.db, ctx.learner_id, attempt.question_id)
-        entry = outcome.review(card.state if card else None, rating, ctx.now, ctx.now,
-                               settings)
+        entry = review_for(logged, card, rating, ctx.now, settings)
         answers.record_review(ctx.db, ctx.learner_id, attempt, card, entry, by_learner=True)
     else:
         if not logged.latest:
             raise Conflict("This card was reviewed again since; that rating can no longer "
                            "change.", reason="reviewed_since")
-        entry = outcome.review(logged.before, rating, logged.reviewed_at, logged.reviewed_at,
-                               settings)
+        entry = review_for(logged, None, rating, ctx.now, settings)
         answers.rerate_review(ctx.db, logged, entry)
     view = stored_view(ctx, attempt, int(rating))
     ctx.db.commit()
     return view
+
+
+def review_for(logged: answers.LoggedReview | None, card: answers.StoredCard | None,
+               rating: ReviewRating, now: datetime, settings: SchedulerSettings
+               ) -> outcome.Review:
+    """The review a rating makes: redone from the state before the logged one, if the
+    attempt was already reviewed (a right answer is reviewed Good when graded), else a new
+    review of the card as it stands now."""
+    if logged is not None:
+        return outcome.review(logged.before, rating, logged.reviewed_at, logged.reviewed_at,
+                              settings)
+    return outcome.review(card.state if card else None, rating, now, now, settings)
+
+
+def rating_intervals(ctx: Context, attempt_id: int) -> dict[str, timedelta]:
+    """Say what each rating still open to an attempt would schedule: the time until its card
+    is due again, as Anki prints on its buttons. Empty when no rating can change anything."""
+    begin_read_only(ctx.db)
+    attempt = owned_attempt(ctx, attempt_id)
+    choices = rating_choices(attempt.graded, attempt.correct, attempt.origin)
+    logged = answers.review_of_attempt(ctx.db, attempt.id) if choices else None
+    if not choices or (logged is not None and not logged.latest):
+        ctx.db.commit()
+        return {}
+    settings = scheduler_settings.read_settings(ctx.db, ctx.learner_id, attempt.lesson)
+    card = None if logged else answers.card_of(ctx.db, ctx.learner_id, attempt.question_id)
+    ctx.db.commit()
+    intervals = {}
+    for name in choices:
+        entry = review_for(logged, card, ReviewRating.from_name(name), ctx.now, settings)
+        intervals[name] = entry.after.due - entry.reviewed_at
+    return intervals

@@ -147,6 +147,12 @@ class StartCounts:
     mode: str
     due_now: int
     new: int
+    seen: int  # questions of these kinds this learner has a card for
+
+    @property
+    def total(self) -> int:
+        """Count every question of the kinds the mode serves."""
+        return self.new + self.seen
 
 
 def start_counts(ctx: Context, mode: str) -> StartCounts:
@@ -159,10 +165,10 @@ def start_counts(ctx: Context, mode: str) -> StartCounts:
     wanted = sorted(q.id for questions in ctx.index.by_lesson.values() for q in questions
                     if wanted_in(mode, q.kind))
     if ctx.identity is None:
-        return StartCounts(mode, 0, len(wanted))
+        return StartCounts(mode, 0, len(wanted), 0)
     cards, due_now = progress_store.card_counts(ctx.db, ctx.learner_id, wanted, ctx.now)
     ctx.db.commit()
-    return StartCounts(mode, due_now, len(wanted) - cards)
+    return StartCounts(mode, due_now, len(wanted) - cards, cards)
 
 
 def owned_session(ctx: Context, session_id: str) -> store.SessionState:

@@ -14,7 +14,8 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
-from flask import Blueprint, Response, redirect, render_template, request, url_for
+from flask import Blueprint, Response, g, redirect, render_template, request, url_for
+from werkzeug.exceptions import NotFound as HTTPNotFound
 from werkzeug.wrappers import Response as BaseResponse
 
 from quizsvc.bank.anki import LANG_MODES
@@ -31,7 +32,7 @@ from quizsvc.http.arguments import (
     SimulatorOpenBookFormSchema,
 )
 from quizsvc.http.context import current_context
-from quizsvc.http.errors import status_of
+from quizsvc.http.errors import handle_http_exception, status_of
 from quizsvc.http.limits import link_redeem_limit, sandbox_limit, sandbox_spending
 from quizsvc.http.parsing import FormInvalid, form_parser
 from quizsvc.review.calibration import RATING_LABELS
@@ -53,7 +54,7 @@ from quizsvc.web import simulator as sim
 from quizsvc.web.forms import FormError, answer_from_form, position_field, vector_field
 from quizsvc.web.lesson import lesson_parts, source_anchors
 from quizsvc.web.reasons import REASONS_ZH, reason_in
-from quizsvc.web.text import LANGS, UI, field_label, pick_lang, say
+from quizsvc.web.text import LANGS, UI, field_label, interval_text, pick_lang, say
 
 bp = Blueprint(
     "web",
@@ -99,7 +100,7 @@ def url_with(**changes: str | None) -> str:
 @bp.app_context_processor
 def page_globals() -> dict[str, Any]:
     """Give every template its language, the text helper and the navigation."""
-    if request.blueprint not in PAGE_BLUEPRINTS:
+    if request.blueprint not in PAGE_BLUEPRINTS and not g.get("page_error"):
         return {}
     lang = current_lang()
     other = "en" if lang == "zh" else "zh"
@@ -154,6 +155,13 @@ def text_in(value: Any, lang: str) -> str:
 bp.add_app_template_filter(when, "when")
 
 
+@bp.app_template_filter("grouped")
+def grouped(code: str, size: int = 4) -> str:
+    """Show a link code in groups of four for reading aloud (``6LFU-F59G-QZKL``); the dashes
+    are dropped again when it is entered."""
+    return "-".join(code[i:i + size] for i in range(0, len(code), size))
+
+
 @bp.app_template_filter("text")
 def text_filter(value: Any) -> str:
     """Render a bank ``Text`` in the page's language."""
@@ -180,10 +188,26 @@ def form_invalid(error: FormInvalid) -> tuple[str, int]:
     return render_template("error.html", error=refused), 422
 
 
+# Paths that are the JSON API's (or the probes'): an unknown one answers in the envelope.
+API_PATHS = ("/api/", "/healthz", "/readyz")
+
+
+@bp.app_errorhandler(HTTPNotFound)
+def not_found(error: HTTPNotFound) -> Any:
+    """Answer an unknown page URL with a page (title, language, navigation), and an unknown
+    API URL with the JSON envelope as before."""
+    if request.path.startswith(API_PATHS) or not request.accept_mimetypes.accept_html:
+        return handle_http_exception(error)
+    g.page_error = True
+    return render_template("not_found.html"), 404
+
+
 @bp.get("/")
 def home() -> str:
     """Show the starting page with a way into every activity and what is due."""
-    return render_template("home.html", due=progress.due_reviews(current_context(), limit=0))
+    ctx = current_context()
+    counts = {mode: sessions.start_counts(ctx, mode) for mode in sessions.MODES}
+    return render_template("home.html", counts=counts, lessons=reading.list_lessons(ctx))
 
 
 # ---------------------------------------------------------------- lessons
@@ -369,8 +393,11 @@ def attempt_page(session_id: str, attempt_id: int, error: tuple[str, str] | None
     ctx = current_context()
     result = answering.get_attempt(ctx, attempt_id)
     served = answering.attempt_question(ctx, attempt_id)
+    intervals = reviews.rating_intervals(ctx, attempt_id) if result.rating_choices else {}
     return render_template(
         "attempt.html", result=result, served=served, session_id=session_id, error=error,
+        intervals={name: interval_text(delta, current_lang())
+                   for name, delta in intervals.items()},
         lesson_url=lesson_url(result.reveal.lesson_link) if result.reveal else None,
         answer_text=answer_text,
     ), status

@@ -19,7 +19,7 @@ def learner(app: Any) -> FormBrowser:
 
 
 @pytest.mark.parametrize(("lang", "statement"), [
-    ("zh", "在 Anki 里学习的内容不会回传到这里,也不会成为掌握记录"),
+    ("zh", "在 Anki 里学习的内容不会回传到这里，也不会成为掌握记录"),
     ("en", "Nothing you study in Anki comes back here or becomes mastery"),
 ])
 def test_the_download_page_says_anki_study_never_becomes_mastery(learner: FormBrowser,

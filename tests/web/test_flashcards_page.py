@@ -26,7 +26,7 @@ def test_the_flashcards_page_starts_a_flashcards_session(app: Any) -> None:
     assert started.status_code == 303
     page = client.get(started.headers["Location"]).get_data(as_text=True)
     assert 'data-input-type="flashcard"' in page
-    assert "第 1 题,共 3 题" in page  # three cards, none of the graded questions
+    assert "第 1 题，共 3 题" in page  # three cards, none of the graded questions
     assert "<title>题 computed-card · 闪卡" in page
 
 
@@ -52,4 +52,4 @@ def test_each_start_page_counts_the_kinds_its_session_serves(
     assert answered.status_code == 201 and answered.json["correct"] is False
     clock.advance(days=1)  # the Again review is due by now
     page = client.get(path).get_data(as_text=True)
-    assert f"到期 {due} 题,新题 {new} 题" in page
+    assert f"到期 {due} 题，新题 {new} 题" in page

@@ -56,7 +56,7 @@ def test_reload_and_back_keep_the_question_the_gate_and_the_reveal(
 
     steps.next_question(page)
     assert page.url == question_url and steps.variant_id(page) != shown
-    expect(page.locator("#q-position")).to_have_text("第 2 题,共 2 题")
+    expect(page.locator("#q-position")).to_have_text("第 2 题，共 2 题")
 
 
 def test_a_stale_tab_posting_an_answered_question_is_told_and_shown_the_next(

@@ -90,6 +90,19 @@
     return Array.prototype.map.call(bytes, function (b) { return ("0" + b.toString(16)).slice(-2); }).join("");
   }
 
+  /* Show every <time datetime> in the learner's own time zone (the server writes UTC). */
+  function localTimes() {
+    var lang = document.documentElement.lang || undefined;
+    Array.prototype.forEach.call(document.querySelectorAll("time[datetime]"), function (node) {
+      var date = new Date(node.getAttribute("datetime"));
+      if (isNaN(date)) return;
+      node.title = node.textContent;
+      node.textContent = date.toLocaleString(lang, { dateStyle: "medium", timeStyle: "short" });
+    });
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", localTimes);
+  else localTimes();
+
   window.quizsvc = { cookie: cookie, api: api, errorLines: errorLines, reason: reason, el: el, idempotencyKey: idempotencyKey };
   document.documentElement.classList.add("js");
 })();
