@@ -196,7 +196,8 @@ API_PATHS = ("/api/", "/healthz", "/readyz")
 def not_found(error: HTTPNotFound) -> Any:
     """Answer an unknown page URL with a page (title, language, navigation), and an unknown
     API URL with the JSON envelope as before."""
-    if request.path.startswith(API_PATHS) or not request.accept_mimetypes.accept_html:
+    wants_json = request.accept_mimetypes.best == "application/json"
+    if request.path.startswith(API_PATHS) or wants_json:
         return handle_http_exception(error)
     g.page_error = True
     return render_template("not_found.html"), 404
