@@ -73,9 +73,17 @@ def take_next(mallory, a):
     status(404)(mallory.get(f"/api/sessions/{a.session_id}/next"))
 
 
+@attack("GET", "/api/sessions/<string:session_id>/summary")
+def read_summary(mallory, a):
+    status(404)(mallory.get(f"/api/sessions/{a.session_id}/summary"))
+
+
 @attack("POST", "/api/sessions")
 def start_own_session(mallory, a):
     status(201)(mallory.post("/api/sessions", json={"lesson": LESSON_ID}))
+    # Another learner's session cannot be retried (its mistakes are not Mallory's to see).
+    status(422)(mallory.post("/api/sessions", json={"lesson": LESSON_ID,
+                                                    "retry_of": a.session_id}))
 
 
 @attack("POST", "/api/attempts")
