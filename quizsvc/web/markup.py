@@ -63,7 +63,9 @@ def _formula(renderer: Any, tokens: Sequence[Token], idx: int, _options: Any, _e
 
 
 def _table_open(renderer: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
-    return '<div class="table-wrap">' + str(renderer.renderToken(tokens, idx, options, env))
+    # Focusable, so that a keyboard can scroll a table wider than a phone (WCAG 2.1.1).
+    return ('<div class="table-wrap" tabindex="0">'
+            + str(renderer.renderToken(tokens, idx, options, env)))
 
 
 def _table_close(renderer: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:

@@ -214,6 +214,7 @@
       q.el("pre", {}, [q.el("code", { id: "scenario-json", text: JSON.stringify(plan.scenario, null, 1) })])
     ]));
     resultBox.replaceChildren(box);
+    resultBox.setAttribute("aria-labelledby", "result-h");
     if (target) {
       var alloc = target.allocation.map(function (p) { return p[0] + " " + p[1]; }).join(" · ");
       statusLine.textContent = t("sim_target") + " " + target.step + ": " + t("sim_allocation") + " " + (alloc || t("none"));

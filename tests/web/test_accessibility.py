@@ -1,0 +1,154 @@
+"""axe-core on every page and state a learner meets, in both languages, on a desktop and a
+phone: zero WCAG 2.1 AA violations, and no interface text in the other language. Each state
+is also kept as a screenshot (``test-output/screenshots/a11y-<lang>-<viewport>-<state>.png``).
+
+The walk is one learner's first session: home, the lesson and its reference pages, a quiz
+(a refused answer, a wrong answer at the explanation gate, the reveal, a right answer with its
+ratings, the summary), the lesson while a question is open (the open-book gate), flashcards,
+the simulator (and its error state), progress, linking, the Anki page and an unknown URL.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+
+from quizsvc.web.text import UI
+from tests.support import pages as steps
+from tests.support.live import LiveServer
+
+pytestmark = pytest.mark.browser
+
+VIEWPORTS = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
+WCAG_AA = {"runOnly": {"type": "tag",
+                       "values": ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]},
+           "resultTypes": ["violations"]}
+AXE = Axe()
+# The page's own text: every text node outside scripts, hidden parts, names that are data
+# (translate="no", such as the Anki deck's bilingual name) and elements marked in another
+# language (the language switch is one).
+PAGE_TEXT = """(pageLang) => {
+  const found = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const parent = node.parentElement;
+    if (!parent || parent.closest("script, style, [hidden], [translate=no]")) continue;
+    const marked = parent.closest("[lang]");
+    if (marked && !marked.lang.startsWith(pageLang)) continue;
+    if (node.textContent.trim()) found.push(node.textContent.trim());
+  }
+  return found;
+}"""
+CHINESE = re.compile(r"[\u3400-\u9fff]")
+# The English interface sentences (three words or more); none may show on a Chinese page.
+ENGLISH_UI = sorted({en for zh, en in UI.values() if zh != en and len(en.split()) >= 3})
+
+
+class Walk:
+    """Check each state of the walk with axe, screenshot it, and collect what axe finds."""
+
+    def __init__(self, page: Any, name: str, lang: str, screenshots: Path) -> None:
+        self.page = page
+        self.lang = lang
+        self.name = name
+        self.screenshots = screenshots
+        self.found: dict[str, str] = {}
+        self.states: list[str] = []
+
+    def check(self, state: str) -> None:
+        """Run axe on the page as it is now."""
+        self.page.wait_for_load_state("load")
+        results = AXE.run(self.page, options=WCAG_AA)
+        if results.violations_count:
+            self.found[state] = results.generate_report()
+        texts = self.page.evaluate(PAGE_TEXT, self.lang)
+        if self.lang == "en":
+            wrong = [text[:60] for text in texts if CHINESE.search(text)]
+        else:
+            joined = "\n".join(texts)
+            wrong = [sentence for sentence in ENGLISH_UI if sentence in joined]
+        if wrong:
+            self.found[f"{state} (text in the other language)"] = "\n".join(wrong)
+        self.page.screenshot(path=str(self.screenshots / f"a11y-{self.name}-{state}.png"),
+                             full_page=True)
+        self.states.append(state)
+
+
+@pytest.fixture(params=[(lang, viewport) for lang in ("zh", "en") for viewport in VIEWPORTS],
+                ids=lambda p: f"{p[0]}-{p[1]}")
+def walk(request: pytest.FixtureRequest, browser: Any, live_server: LiveServer,
+         screenshot_dir: Path) -> Iterator[Walk]:
+    """A fresh learner's page in one language and viewport, JavaScript on."""
+    lang, viewport = request.param
+    context = browser.new_context(base_url=live_server.url, viewport=VIEWPORTS[viewport],
+                                  locale="zh-CN" if lang == "zh" else "en-US")
+    context.set_default_timeout(15_000)
+    page = context.new_page()
+    page.goto(f"/?lang={lang}")  # the choice is kept in a cookie from here on
+    yield Walk(page, f"{lang}-{viewport}", lang, screenshot_dir)
+    context.close()
+
+
+def step(page: Any, action: Callable[[], Any]) -> None:
+    """Do one action that loads another page and wait for it."""
+    with page.expect_navigation():
+        action()
+
+
+def test_every_page_and_state_passes_axe(walk: Walk, live_server: LiveServer) -> None:
+    checker = walk
+    page = checker.page
+    lesson = live_server.lesson.id
+    checker.check("home")
+    for path, state in (("/lessons", "lessons"), (f"/lessons/{lesson}", "lesson"),
+                        (f"/lessons/{lesson}/reference", "reference"),
+                        (f"/lessons/{lesson}/glossary", "glossary"), ("/quiz", "quiz-start")):
+        page.goto(path)
+        checker.check(state)
+
+    steps.start(page, "/quiz", size=2)
+    session_url = page.url
+    checker.check("question")
+    if steps.question_kind(page) in ("integer", "vector"):
+        for box in page.locator("#answer-fields input[type=text]").all():
+            box.fill("x")
+        step(page, lambda: page.locator("#submit-answer").click())
+        checker.check("question-refused")
+    page.goto(f"/lessons/{lesson}")
+    checker.check("open-book-gate")
+    page.goto(session_url)
+    steps.type_answer(page, live_server, right=False)
+    step(page, lambda: page.locator("#submit-answer").click())
+    checker.check("explain-gate")
+    page.locator("#explanation").fill("I gave the waiting request its budget first")
+    step(page, lambda: page.locator("#explain-form button").click())
+    checker.check("reveal")
+    step(page, lambda: page.locator("#next-link").click())
+    steps.type_answer(page, live_server, right=True)
+    step(page, lambda: page.locator("#submit-answer").click())
+    checker.check("right-ratings")
+    step(page, lambda: page.locator("button[data-rating='good']").click())
+    checker.check("summary")
+
+    steps.start(page, "/flashcards", size=1)
+    checker.check("flashcard-front")
+    step(page, lambda: page.locator("#submit-answer").click())
+    checker.check("flashcard-back")
+
+    for path, state in (("/simulator", "simulator"), ("/simulator?token_budget=0",
+                                                      "simulator-error"),
+                        ("/progress", "progress"), ("/link", "link"),
+                        (f"/lessons/{lesson}/anki", "anki"), ("/no/such/page", "not-found")):
+        page.goto(path)
+        checker.check(state)
+    page.goto("/link")
+    step(page, lambda: page.locator("#code-form button").click())
+    checker.check("link-code")
+    assert not checker.found, "\n\n".join(f"== {state}\n{report}"
+                                          for state, report in checker.found.items())
+    assert len(checker.states) >= 20
