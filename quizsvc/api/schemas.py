@@ -231,12 +231,26 @@ class MisconceptionSchema(ma.Schema):
     name = fields.Nested(TextSchema, dump_only=True)
 
 
+class WrongModelSchema(ma.Schema):
+    """The named wrong model a wrong answer matched, and the rule of the lesson it breaks."""
+
+    id = fields.String(dump_only=True)
+    name = fields.Nested(TextSchema, dump_only=True)
+    believes = fields.Nested(TextSchema, dump_only=True,
+                             metadata={"description": "the wrong rule this model follows"})
+    breaks = fields.String(dump_only=True, metadata={"description": "rules.yaml id"})
+    breaks_title = fields.Nested(TextSchema, dump_only=True)
+    taught_at = fields.String(dump_only=True,
+                              metadata={"description": "where the lesson teaches that rule"})
+
+
 class RevealSchema(ma.Schema):
     """What a learner earns: at once when right, after an explanation when wrong."""
 
     correct_answer = fields.Raw(dump_only=True)
     solution = fields.Nested(TextSchema, dump_only=True)
     misconception = fields.Nested(MisconceptionSchema, dump_only=True, allow_none=True)
+    wrong_model = fields.Nested(WrongModelSchema, dump_only=True, allow_none=True)
     lesson_link = fields.String(dump_only=True)
     explanation = fields.String(dump_only=True, allow_none=True)
 

@@ -20,7 +20,14 @@ from quizsvc.bank import grading, numeric
 from quizsvc.bank.answer_key import AnswerKey
 from quizsvc.bank.errors import BankError, NotFound
 from quizsvc.bank.examples import WorkedExample
-from quizsvc.bank.loader import BankContent, LessonEntry, QuestionEntry, read_content, text
+from quizsvc.bank.loader import (
+    BankContent,
+    LessonEntry,
+    MisconceptionInfo,
+    QuestionEntry,
+    read_content,
+    text,
+)
 from quizsvc.bank.model import (
     GRADED,
     AnswerInput,
@@ -112,6 +119,12 @@ class Bank:
             return self._lessons[lesson_id]
         except (KeyError, TypeError):
             raise NotFound("lesson", "id", f"no lesson {str(lesson_id)[:80]!r}") from None
+
+    def misconception_info(self, lesson_id: str, misconception_id: str
+                           ) -> MisconceptionInfo | None:
+        """Return a named wrong model of a lesson's catalogue (None if it has no such one)."""
+        entry = self._lessons.get(lesson_id)
+        return entry.misconceptions.get(misconception_id) if entry else None
 
     def teaching_order(self, lesson_id: str) -> list[Question]:
         """List a lesson's questions in the order the lesson teaches what they test.

@@ -55,11 +55,13 @@ DATA_KEYS = frozenset({"scenarios", "anchors", "params", "tags", "rules", "misco
 
 @dataclass(frozen=True)
 class MisconceptionInfo:
-    """A named wrong model from a lesson's catalogue: its name and the wrong rule it follows."""
+    """A named wrong model from a lesson's catalogue: its name, the wrong rule it follows, and
+    the lesson's rule it breaks (``rules.yaml`` id)."""
 
     id: str
     name: Text
     rule: Text
+    breaks: str
 
 
 @dataclass(frozen=True)
@@ -262,8 +264,13 @@ def read_lesson(directory: Path) -> LessonEntry:
     rules = read_rules(directory, sections)
     lesson = Lesson(id=data["id"], title=text(data["title"]), sections=sections, rules=rules,
                     glossary=read_glossary(directory, rules))
+    rule_ids = {rule.id for rule in rules}
+    for index, m in enumerate(data["misconceptions"]):
+        if m["breaks"] not in rule_ids:
+            raise BankError(str(path), f"misconceptions.{index}.breaks",
+                            f"no rule {m['breaks']!r} in rules.yaml")
     misconceptions = {
-        m["id"]: MisconceptionInfo(m["id"], text(m["name"]), text(m["rule"]))
+        m["id"]: MisconceptionInfo(m["id"], text(m["name"]), text(m["rule"]), m["breaks"])
         for m in data["misconceptions"]
     }
     worked = read_examples(directory, rules)

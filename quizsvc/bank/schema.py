@@ -78,6 +78,8 @@ class MisconceptionSchema(StrictSchema):
     """Validate one named wrong model from the lesson's catalogue."""
 
     id = fields.String(required=True, validate=SLUG)
+    # The rule of rules.yaml this wrong model breaks: the reveal links to where it is taught.
+    breaks = fields.String(required=True, validate=SLUG)
     name = fields.Nested(TextSchema, required=True)
     rule = fields.Nested(TextSchema, required=True)
 

@@ -44,6 +44,19 @@ MAX_ROW_ID = 2**31 - 1  # integer primary keys; larger path ids cannot exist
 
 
 @dataclass(frozen=True)
+class WrongModel:
+    """The named wrong model a wrong answer matched: the rule it follows instead of the real
+    one, and the lesson's rule it breaks with the link to where that rule is taught."""
+
+    id: str
+    name: Text
+    believes: Text
+    breaks: str
+    breaks_title: Text
+    taught_at: str
+
+
+@dataclass(frozen=True)
 class Reveal:
     """What a learner sees once they have earned it: answer, solution, feedback, lesson link."""
 
@@ -52,6 +65,22 @@ class Reveal:
     misconception: Misconception | None
     lesson_link: str
     explanation: str | None
+    wrong_model: WrongModel | None = None
+
+
+def wrong_model_of(ctx: Context, lesson_id: str, misconception: Misconception | None
+                   ) -> WrongModel | None:
+    """Look up the lesson's entry for a matched misconception (None: none matched, or the
+    bank's catalogue no longer has it)."""
+    if misconception is None:
+        return None
+    info = ctx.bank.misconception_info(lesson_id, misconception.id)
+    lesson = ctx.index.lessons.get(lesson_id)
+    rule = next((r for r in lesson.rules if r.id == info.breaks), None) if info and lesson else None
+    if info is None or rule is None:
+        return None
+    return WrongModel(info.id, info.name, info.rule, rule.id, rule.title,
+                      f"/lessons/{lesson_id}#rule-{rule.id}")
 
 
 @dataclass(frozen=True)
@@ -124,7 +153,8 @@ def attempt_view(ctx: Context, attempt: Any, key: AnswerKey | None, rating: int 
     reveal = None
     if attempt.revealed_at is not None and key is not None:
         hit = next((m for m in key.misconceptions if m.id == attempt.misconception_id), None)
-        reveal = Reveal(key.answer, key.solution, hit, key.lesson_link, attempt.explanation)
+        reveal = Reveal(key.answer, key.solution, hit, key.lesson_link, attempt.explanation,
+                        wrong_model_of(ctx, attempt.lesson, hit))
     return AttemptView(
         id=attempt.id, variant_id=attempt.variant_id, question_id=attempt.question_id,
         kind=attempt.kind, graded=attempt.graded, correct=attempt.correct,

@@ -400,7 +400,7 @@ def attempt_page(session_id: str, attempt_id: int, error: tuple[str, str] | None
         intervals={name: interval_text(delta, current_lang())
                    for name, delta in intervals.items()},
         lesson_url=lesson_url(result.reveal.lesson_link) if result.reveal else None,
-        answer_text=answer_text,
+        answer_text=answer_text, compare_rows=compare_rows,
     ), status
 
 
@@ -436,6 +436,19 @@ def rate(session_id: str, attempt_id: int) -> BaseResponse:
 def lesson_url(link: str) -> str:
     """Return the lesson page address a reveal's ``lesson_link`` names (kept as given)."""
     return link or url_for("web.lessons")
+
+
+def compare_rows(yours: Any, real: Any, served: Any) -> list[tuple[str, Any, Any]]:
+    """Pair a numeric answer with the scheduler's, element by element, under the answer
+    boxes' labels (empty for answers that are not numbers)."""
+    if served is None or served.input.type not in ("integer", "vector"):
+        return []
+    if served.input.type == "integer":
+        return [(say("wrong_model_value", current_lang()), yours, real)]
+    if not (isinstance(yours, list) and isinstance(real, list) and len(yours) == len(real)):
+        return []
+    labels = list(served.input.labels) or [str(i) for i in range(1, len(real) + 1)]
+    return list(zip(labels, yours, real, strict=False))
 
 
 def answer_text(value: Any, served: Any) -> str:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from quizsvc.bank.answer_key import AnswerKey
+from quizsvc.bank.loader import MisconceptionInfo
 from quizsvc.bank.model import (
     AnswerInput,
     Grade,
@@ -20,6 +21,7 @@ from quizsvc.bank.model import (
     Option,
     Question,
     QuestionKind,
+    Rule,
     Section,
     SourceAnchor,
     Text,
@@ -47,7 +49,8 @@ class FakeBank:
     lessons: dict[str, Lesson] = field(default_factory=lambda: {LESSON_ID: Lesson(
         id=LESSON_ID, title=Text(zh="vLLM 调度账本", en="The vLLM scheduling ledger"),
         sections=(Section("budget", Text(zh="预算", en="Budgets")),
-                  Section("spec", Text(zh="投机", en="Speculation"))))})
+                  Section("spec", Text(zh="投机", en="Speculation"))),
+        rules=(Rule("running-first", Text(zh="先 running", en="Running first"), "budget"),))})
     questions: dict[str, Question] = field(default_factory=lambda: {q.id: q for q in (
         question("budget-split", QuestionKind.NUMERIC, "budget"),
         question("running-first", QuestionKind.CHOICE, "budget"),
@@ -55,6 +58,21 @@ class FakeBank:
         question("why-rollback", QuestionKind.EXPLAIN, "spec"),
     )})
     calls: dict[str, int] = field(default_factory=dict)
+    # The lesson's catalogue of wrong models: the variants' misconceptions name these.
+    catalogue: dict[str, MisconceptionInfo] = field(default_factory=lambda: {
+        "even-split": MisconceptionInfo(
+            "even-split", Text(zh="平分", en="Split evenly"),
+            Text(zh="把预算平分给每个请求。", en="Splits the budget evenly between requests."),
+            "running-first"),
+        "fifo": MisconceptionInfo(
+            "fifo", Text(zh="先来先服务", en="FIFO"),
+            Text(zh="先给 waiting。", en="Serves the waiting queue first."), "running-first"),
+    })
+
+    def misconception_info(self, lesson_id: str, misconception_id: str
+                           ) -> MisconceptionInfo | None:
+        """Return a named wrong model of the lesson's catalogue."""
+        return self.catalogue.get(misconception_id) if lesson_id == LESSON_ID else None
 
     def questions_for(self, lesson_id: str) -> tuple[Question, ...]:
         """Return the questions of one lesson, in bank order."""

@@ -32,7 +32,8 @@ def lesson_data() -> dict:
             {"id": "budget", "title": text("预算", "Budget"), "heading": text("预算", "Budget")}
         ],
         "misconceptions": [
-            {"id": "waiting-first", "name": text("先 waiting"), "rule": text("先给 waiting")}
+            {"id": "waiting-first", "breaks": "running-first", "name": text("先 waiting"),
+             "rule": text("先给 waiting")}
         ],
     }
 

@@ -45,7 +45,7 @@ def test_a_rule_anchor_above_a_heading_becomes_its_id_and_other_attributes_are_d
 def test_tables_scroll_and_a_details_fold_renders_as_details() -> None:
     source = "| a | b |\n|---|---|\n| 1 | 2 |\n\n::: details 逐步账本\n\n- x\n\n:::\n"
     out = str(render_markdown(source))
-    assert '<div class="table-wrap"><table>' in out and "<td>1</td>" in out
+    assert '<div class="table-wrap" tabindex="0"><table>' in out and "<td>1</td>" in out
     assert "<details><summary>逐步账本</summary><ul><li>x</li></ul></details>" in out
     assert "\n" not in out  # no blank lines inside a pre-line solution box
 
