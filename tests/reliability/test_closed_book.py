@@ -21,8 +21,8 @@ import pytest
 from markupsafe import escape
 
 from quizsvc.store.models import ServedVariant
-from tests.support.browsers import ApiBrowser
-from tests.support.reliability import form_for, wrong_answer
+from tests.support.browsers import ApiBrowser, wrong_answer
+from tests.support.reliability import form_for
 
 LESSON = "vllm-v1-ledger"
 FORBIDDEN_KEYS = {"answer", "correct_answer", "solution", "seed", "scenario", "misconceptions",

@@ -21,8 +21,8 @@ import pytest
 
 from quizsvc.store import backup
 from quizsvc.store.models import ServedVariant
-from tests.support.browsers import FormBrowser
-from tests.support.reliability import form_for, wrong_answer
+from tests.support.browsers import FormBrowser, wrong_answer
+from tests.support.reliability import form_for
 
 LESSON = "vllm-v1-ledger"
 SECTION_NOTE = "alice's own words"

@@ -27,6 +27,7 @@ from sqlalchemy import Engine, select
 
 from quizsvc.store.models import Browser, ServedVariant
 from quizsvc.study.linking import digest
+from tests.support.browsers import wrong_answer
 
 HOST = "127.0.0.1"
 REQUEST_TIMEOUT = 20.0  # seconds; far above any healthy request, far below a CI timeout
@@ -194,24 +195,6 @@ class Oracle:
         """Return the right answer, or a parseable wrong one."""
         variant = self.variant(variant_id)
         return variant.answer if right else wrong_answer(variant)
-
-
-def wrong_answer(variant: Any) -> Any:
-    """Return an answer of the right shape that is surely wrong."""
-    right = variant.answer
-    options = [option.id for option in (variant.input.options or ())]
-    if isinstance(right, bool):
-        raise AssertionError("no boolean answers in the bank")
-    if isinstance(right, int):
-        return right + 1
-    if isinstance(right, list) and all(isinstance(x, int) for x in right):
-        return [x + 1 for x in right]
-    if variant.input.type == "order":
-        return list(reversed(right))
-    if isinstance(right, list):  # multi
-        others = [o for o in options if o not in right]
-        return right[:-1] if len(right) > 1 else others[:1]
-    return next(o for o in options if o != right)
 
 
 def form_for(value: Any, variant: Any) -> dict[str, Any]:
