@@ -367,6 +367,44 @@ class ProgressSchema(ma.Schema):
 
 
 
+class SectionProgressSchema(ma.Schema):
+    """One lesson section: questions, mastered, closed-book accuracy."""
+
+    lesson = fields.String(dump_only=True)
+    section = fields.String(dump_only=True)
+    title = fields.Nested(TextSchema, dump_only=True)
+    questions = fields.Integer(dump_only=True)
+    mastered = fields.Integer(dump_only=True)
+    answers = fields.Integer(dump_only=True, metadata={"description": "closed-book, graded"})
+    correct = fields.Integer(dump_only=True)
+    accuracy = fields.Float(dump_only=True, allow_none=True)
+
+
+class WeakItemSchema(ma.Schema):
+    """A question answered wrong most often, and where its rule is taught."""
+
+    question_id = fields.String(dump_only=True)
+    title = fields.Nested(TextSchema, dump_only=True)
+    answers = fields.Integer(dump_only=True)
+    correct = fields.Integer(dump_only=True)
+    taught_at = fields.String(dump_only=True)
+
+
+class DayAccuracySchema(ma.Schema):
+    """Closed-book answers on one UTC day."""
+
+    day = fields.Date(dump_only=True)
+    answers = fields.Integer(dump_only=True)
+    correct = fields.Integer(dump_only=True)
+
+
+class SectionReportSchema(ma.Schema):
+    """Mastery and accuracy per section, the weakest questions, the 30-day history."""
+
+    sections = fields.List(fields.Nested(SectionProgressSchema), dump_only=True)
+    weakest = fields.List(fields.Nested(WeakItemSchema), dump_only=True)
+    history = fields.List(fields.Nested(DayAccuracySchema), dump_only=True)
+
 
 class SelfAssessmentSchema(ma.Schema):
     """A stored self-assessment."""

@@ -57,3 +57,33 @@ def calibrate(pairs: Iterable[tuple[int, bool]]) -> Calibration:
                        (right / n) if n else None)
         for rating, (n, right) in totals.items())
     return Calibration(pairs=count, brier=(squared / count) if count else None, table=table)
+
+
+# Brier scores of self-assessments against graded results, read in words: 0.25 is what a
+# learner who always says "50:50" gets, so below 0.1 the ratings tell a lot, above 0.25 little.
+WELL_CALIBRATED = 0.1
+FAIRLY_CALIBRATED = 0.25
+MIN_ROW_ATTEMPTS = 3
+OVERCONFIDENCE = 0.15
+
+
+@dataclass(frozen=True)
+class CalibrationInWords:
+    """What the calibration says, for a sentence: a verdict and the rating trusted most
+    wrongly (the one whose graded results fall furthest below what it claims)."""
+
+    verdict: str | None  # "well" | "fairly" | "poorly"; None before any pair
+    overconfident: ReliabilityRow | None
+
+
+def in_words(result: Calibration) -> CalibrationInWords:
+    """Read a calibration for the learner: how well their ratings predict, and where they
+    claim most above what they get (a rating with at least ``MIN_ROW_ATTEMPTS`` answers)."""
+    if result.brier is None:
+        return CalibrationInWords(None, None)
+    verdict = ("well" if result.brier < WELL_CALIBRATED
+               else "fairly" if result.brier < FAIRLY_CALIBRATED else "poorly")
+    rows = [row for row in result.table if row.attempts >= MIN_ROW_ATTEMPTS
+            and row.observed is not None and row.predicted - row.observed > OVERCONFIDENCE]
+    worst = max(rows, key=lambda row: row.predicted - (row.observed or 0.0), default=None)
+    return CalibrationInWords(verdict, worst)

@@ -147,3 +147,32 @@ def graded_answers(db: Session, learner_id: int, question_ids: Sequence[str]
                              ATTEMPTS.c.question_id.in_(question_ids))
                       .order_by(ATTEMPTS.c.id))
     return [(question_id, bool(correct)) for question_id, correct in rows]
+
+
+def question_counts(db: Session, learner_id: int, lesson: str | None = None
+                    ) -> list[tuple[str, bool, int]]:
+    """Count a learner's closed-book graded attempts by (question, correct), in one read.
+
+    Imported history no one can vouch for (origin "unverified") counts for nothing here, as
+    it counts for nothing in mastery.
+    """
+    query = (select(ATTEMPTS.c.question_id, ATTEMPTS.c.correct, func.count())
+             .where(ATTEMPTS.c.learner_id == learner_id, ATTEMPTS.c.graded.is_(True),
+                    ATTEMPTS.c.closed_book.is_(True), ATTEMPTS.c.origin != "unverified")
+             .group_by(ATTEMPTS.c.question_id, ATTEMPTS.c.correct))
+    if lesson is not None:
+        query = query.where(ATTEMPTS.c.lesson == lesson)
+    return [(question_id, bool(correct), int(n)) for question_id, correct, n in db.execute(query)]
+
+
+def closed_book_answers_since(db: Session, learner_id: int, since: datetime,
+                              lesson: str | None = None) -> list[tuple[datetime, bool]]:
+    """Return (submitted_at, correct) of a learner's closed-book graded answers since
+    ``since`` (for the accuracy history; bounded by what one learner answers in a month)."""
+    query = (select(ATTEMPTS.c.submitted_at, ATTEMPTS.c.correct)
+             .where(ATTEMPTS.c.learner_id == learner_id, ATTEMPTS.c.graded.is_(True),
+                    ATTEMPTS.c.closed_book.is_(True), ATTEMPTS.c.origin != "unverified",
+                    ATTEMPTS.c.submitted_at >= since))
+    if lesson is not None:
+        query = query.where(ATTEMPTS.c.lesson == lesson)
+    return [(submitted_at, bool(correct)) for submitted_at, correct in db.execute(query)]

@@ -8,8 +8,9 @@ stored nothing yet has an empty history: every count is zero and every new quest
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 
+from quizsvc.bank.model import Text
 from quizsvc.review import calibration, scheduling
 from quizsvc.store import progress as store
 from quizsvc.store import self_assessments as self_assessment_store
@@ -185,3 +186,108 @@ def progress_report(ctx: Context, lesson: str | None = None) -> Progress:
                       learner_calibration(ctx, lesson))
     ctx.db.commit()
     return report
+
+
+HISTORY_DAYS = 30
+WEAKEST_LIMIT = 5
+
+
+@dataclass(frozen=True)
+class SectionProgress:
+    """One lesson section: its questions, how many are mastered, closed-book accuracy."""
+
+    lesson: str
+    section: str
+    title: Text
+    questions: int
+    mastered: int
+    answers: int
+    correct: int
+
+    @property
+    def accuracy(self) -> float | None:
+        """Return the share of closed-book answers that were right (None: none yet)."""
+        return self.correct / self.answers if self.answers else None
+
+
+@dataclass(frozen=True)
+class WeakItem:
+    """A question the learner gets wrong most, and where the lesson teaches its rule."""
+
+    question_id: str
+    title: Text
+    answers: int
+    correct: int
+    taught_at: str
+
+
+@dataclass(frozen=True)
+class DayAccuracy:
+    """Closed-book answers on one UTC day and how many were right."""
+
+    day: date
+    answers: int
+    correct: int
+
+
+@dataclass(frozen=True)
+class SectionReport:
+    """Mastery and accuracy per section, the weakest questions, and the accuracy history."""
+
+    sections: tuple[SectionProgress, ...]
+    weakest: tuple[WeakItem, ...]
+    history: tuple[DayAccuracy, ...]
+
+
+def taught_at(ctx: Context, question_id: str) -> str:
+    """Return where the lesson teaches a question's first rule (its section otherwise)."""
+    question = ctx.index.questions[question_id]
+    anchor = f"rule-{question.rules[0]}" if question.rules else question.section
+    return f"/lessons/{question.lesson}#{anchor}"
+
+
+def section_report(ctx: Context, lesson: str | None = None) -> SectionReport:
+    """Report mastery and closed-book accuracy per lesson section, the questions answered
+    wrong most often (ties: fewer right answers first), and accuracy day by day over the last
+    ``HISTORY_DAYS`` days. Three reads: counts by question, mastery records, recent answers.
+    """
+    counts: dict[str, list[int]] = {}
+    mastered: set[str] = set()
+    recent: list[tuple[datetime, bool]] = []
+    if ctx.identity is not None:
+        learner_id = ctx.identity.learner_id
+        for question_id, correct, n in store.question_counts(ctx.db, learner_id, lesson):
+            counts.setdefault(question_id, [0, 0])[0 if correct else 1] += n
+        mastered = {m.question_id for m in store.mastery_records(ctx.db, learner_id, lesson)
+                    if m.mastered}
+        since = datetime.combine(ctx.now.date() - timedelta(days=HISTORY_DAYS - 1), time(),
+                                 tzinfo=UTC)
+        recent = store.closed_book_answers_since(ctx.db, learner_id, since, lesson)
+        ctx.db.commit()
+    sections = []
+    for lesson_id, lesson_entry in ctx.index.lessons.items():
+        if lesson is not None and lesson_id != lesson:
+            continue
+        questions = ctx.index.by_lesson.get(lesson_id, ())
+        for section in lesson_entry.sections:
+            ids = [q.id for q in questions if q.section == section.id]
+            if not ids:
+                continue
+            right = sum(counts.get(qid, [0, 0])[0] for qid in ids)
+            wrong = sum(counts.get(qid, [0, 0])[1] for qid in ids)
+            sections.append(SectionProgress(lesson_id, section.id, section.title, len(ids),
+                                            sum(1 for qid in ids if qid in mastered),
+                                            right + wrong, right))
+    weak = sorted((qid for qid, (right, wrong) in counts.items()
+                   if wrong and qid in ctx.index.questions),
+                  key=lambda qid: (-counts[qid][1], counts[qid][0], qid))
+    weakest = tuple(WeakItem(qid, ctx.index.questions[qid].title, sum(counts[qid]),
+                             counts[qid][0], taught_at(ctx, qid))
+                    for qid in weak[:WEAKEST_LIMIT])
+    by_day: dict[date, list[int]] = {}
+    for submitted_at, correct in recent:
+        day = by_day.setdefault(submitted_at.astimezone(UTC).date(), [0, 0])
+        day[0] += 1
+        day[1] += int(correct)
+    history = tuple(DayAccuracy(day, n, right) for day, (n, right) in sorted(by_day.items()))
+    return SectionReport(tuple(sections), weakest, history)

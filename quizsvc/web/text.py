@@ -202,6 +202,22 @@ UI: dict[str, tuple[str, str]] = {
     "params": ("参数", "Parameters"),
     "result_right": ("答对了", "Right"),
     "result_wrong": ("答错了", "Not right"),
+    "by_section_title": ("按章节", "By section"),
+    "col_section": ("章节", "Section"),
+    "weakest_title": ("最常答错的题", "Answered wrong most often"),
+    "weak_line": ("闭卷答对 {right} / {answers} 次", "{right} of {answers} right closed-book"),
+    "weak_where": ("课文在这里讲它的规则", "where the lesson teaches its rule"),
+    "history_title": ("最近 30 天的闭卷正确率", "Closed-book accuracy, last 30 days"),
+    "calibration_well": ("你的自评很能预测闭卷结果。", "Your self-assessments predict your "
+                         "closed-book results well."),
+    "calibration_fairly": ("你的自评大致能预测闭卷结果。", "Your self-assessments roughly "
+                           "predict your closed-book results."),
+    "calibration_poorly": ("你的自评很少能预测闭卷结果。", "Your self-assessments say little "
+                           "about your closed-book results."),
+    "calibration_overconfident": (
+        "自评为“{rating}”时，你只答对了 {observed}%（这个自评意味着约 {predicted}%）。",
+        "Where you rate yourself “{rating}” you answer {observed}% right (that rating claims "
+        "about {predicted}%)."),
     "wrong_model_heading": ("你的模型错在哪里", "Where your model went wrong"),
     "wrong_model_yours": ("你的答案", "Your answer"),
     "wrong_model_value": ("数值", "Value"),

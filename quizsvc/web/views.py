@@ -35,6 +35,7 @@ from quizsvc.http.context import current_context
 from quizsvc.http.errors import handle_http_exception, status_of
 from quizsvc.http.limits import link_redeem_limit, sandbox_limit, sandbox_spending
 from quizsvc.http.parsing import FormInvalid, form_parser
+from quizsvc.review import calibration
 from quizsvc.review.calibration import RATING_LABELS
 from quizsvc.study import (
     anki_export,
@@ -484,11 +485,13 @@ def render_progress(retention_error: tuple[str, str] | None = None,
     """Render the progress page (with the retention form's error, if any)."""
     ctx = current_context()
     summary = progress.progress_report(ctx)
+    by_section = progress.section_report(ctx)
     due = progress.due_reviews(ctx, limit=0)
     peak = max([day.count for day in due.forecast] + [1])
     titles = {qid: q.title for qid, q in ctx.index.questions.items()}
     return render_template(
-        "progress.html", summary=summary, due=due, peak=peak,
+        "progress.html", summary=summary, due=due, peak=peak, by_section=by_section,
+        calibration_words=calibration.in_words(summary.calibration),
         mastery=progress.list_mastery(ctx), titles=titles,
         scheduling=scheduling_settings.scheduling_view(ctx),
         lesson_titles={lesson_id: lesson.title for lesson_id, lesson in ctx.index.lessons.items()},

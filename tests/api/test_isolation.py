@@ -152,6 +152,13 @@ def read_progress(mallory, a):
     assert mallory.get("/api/progress").json["accuracy"]["attempts"] == 0
 
 
+@attack("GET", "/api/progress/sections")
+def read_section_progress(mallory, a):
+    report = mallory.get("/api/progress/sections").json
+    assert all(row["answers"] == 0 for row in report["sections"])
+    assert report["weakest"] == [] and report["history"] == []
+
+
 @attack("GET", "/api/export")
 def export_someone(mallory, a):
     document = mallory.get("/api/export").json

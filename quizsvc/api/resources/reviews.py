@@ -7,7 +7,12 @@ from typing import Any
 from flask.views import MethodView
 
 from quizsvc.api.blueprint import ApiBlueprint
-from quizsvc.api.schemas import DueReportSchema, MasteryRecordSchema, ProgressSchema
+from quizsvc.api.schemas import (
+    DueReportSchema,
+    MasteryRecordSchema,
+    ProgressSchema,
+    SectionReportSchema,
+)
 from quizsvc.http.arguments import DueQuerySchema, LessonQuerySchema
 from quizsvc.http.context import current_context
 from quizsvc.study import progress
@@ -47,3 +52,15 @@ class Progress(MethodView):
     def get(self, query: dict[str, Any]) -> Any:
         """Report due, mastered, accuracy and calibration (computed on read)."""
         return progress.progress_report(current_context(), query.get("lesson"))
+
+
+@blp.route("/progress/sections")
+class SectionProgress(MethodView):
+    """Progress by lesson section."""
+
+    @blp.arguments(LessonQuerySchema, location="query")
+    @blp.response(200, SectionReportSchema)
+    def get(self, query: dict[str, Any]) -> Any:
+        """Report mastery and closed-book accuracy per section, the questions answered wrong
+        most often with where their rules are taught, and accuracy day by day (30 days)."""
+        return progress.section_report(current_context(), query.get("lesson"))
