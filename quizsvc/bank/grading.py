@@ -21,29 +21,44 @@ from quizsvc.bank.model import Grade, Misconception, QuestionKind, Variant
 
 MAX_TEXT = 20_000
 INTEGER = re.compile(r"^[+-]?\d{1,18}$")
+LONG_INTEGER = re.compile(r"^[+-]?\d{19,}$")
 RATINGS = {"again": 1, "hard": 2, "good": 3, "easy": 4}
 
 
 class ParseError(ValueError):
-    """Say why a raw answer could not be read (shown to the learner, costs no attempt)."""
+    """Say why a raw answer could not be read (shown to the learner, costs no attempt).
+
+    ``reason`` is a stable word for a catalog and ``params`` its values; ``params["element"]``
+    (1-based) names the box of a vector answer it concerns, so a page can say it there.
+    """
+
+    def __init__(self, message: str, reason: str = "unreadable_answer",
+                 params: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.params = dict(params or {})
 
 
 def parse_integer(raw: Any) -> int:
     """Read one integer from a JSON number or a string such as ``" 12 "``."""
     if isinstance(raw, bool):
-        raise ParseError("expected an integer, got true/false")
+        raise ParseError("expected an integer, got true/false", "not_integer")
     if isinstance(raw, int):
         return raw
     if isinstance(raw, float):
         if raw.is_integer() and abs(raw) < 2**53:
             return int(raw)
-        raise ParseError(f"expected an integer, got {raw!r}")
+        raise ParseError(f"expected an integer, got {raw!r}", "not_integer")
     if isinstance(raw, str):
         text = raw.strip()
         if INTEGER.match(text):
             return int(text)
-        raise ParseError(f"expected an integer, got {raw[:40]!r}")
-    raise ParseError(f"expected an integer, got {type(raw).__name__}")
+        if LONG_INTEGER.match(text):
+            raise ParseError("too large: at most 18 digits", "too_large")
+        if not text:
+            raise ParseError("expected an integer, got nothing", "empty")
+        raise ParseError(f"expected an integer, got {raw[:40]!r}", "not_integer")
+    raise ParseError(f"expected an integer, got {type(raw).__name__}", "not_integer")
 
 
 def list_items(raw: Any, expected: str) -> Any:
@@ -65,15 +80,17 @@ def parse_vector(raw: Any, length: int) -> list[int]:
     """Read a vector of ``length`` integers from a JSON list or a string like ``"1, 6, 1"``."""
     items = list_items(raw, "expected a list of integers like [1, 6, 1]")
     if not isinstance(items, list):
-        raise ParseError("expected a list of integers like [1, 6, 1]")
+        raise ParseError("expected a list of integers like [1, 6, 1]", "not_a_list")
     if len(items) != length:
-        raise ParseError(f"expected {length} integers, got {len(items)}")
+        raise ParseError(f"expected {length} integers, got {len(items)}", "vector_length",
+                         {"length": length, "got": len(items)})
     values = []
     for index, item in enumerate(items):
         try:
             values.append(parse_integer(item))
         except ParseError as error:
-            raise ParseError(f"element {index + 1}: {error}") from None
+            raise ParseError(f"element {index + 1}: {error}", error.reason,
+                             {**error.params, "element": index + 1}) from None
     return values
 
 
@@ -81,12 +98,12 @@ def parse_ids(raw: Any, known: set[str]) -> list[str]:
     """Read a list of option ids from a JSON list or a comma-separated string."""
     items = list_items(raw, "expected a list of option ids")
     if not isinstance(items, list) or not all(isinstance(item, str) for item in items):
-        raise ParseError("expected a list of option ids")
+        raise ParseError("expected a list of option ids", "not_option_list")
     unknown = [item for item in items if item not in known]
     if unknown:
-        raise ParseError(f"unknown option {unknown[0][:40]!r}")
+        raise ParseError(f"unknown option {unknown[0][:40]!r}", "unknown_option")
     if len(set(items)) != len(items):
-        raise ParseError("an option is listed twice")
+        raise ParseError("an option is listed twice", "option_twice")
     return items
 
 
@@ -95,10 +112,10 @@ def parse_choice(raw: Any, known: set[str]) -> str:
     if isinstance(raw, list) and len(raw) == 1:
         raw = raw[0]
     if not isinstance(raw, str):
-        raise ParseError("expected one option id")
+        raise ParseError("expected one option id", "one_option")
     choice = raw.strip()
     if choice not in known:
-        raise ParseError(f"unknown option {choice[:40]!r}")
+        raise ParseError(f"unknown option {choice[:40]!r}", "unknown_option")
     return choice
 
 
@@ -136,7 +153,8 @@ def grade_key(key: AnswerKey, raw: Any) -> Grade:
     try:
         return _grade(key, raw)
     except ParseError as error:
-        return Grade(correct=False, score=0.0, parse_error=str(error))
+        return Grade(correct=False, score=0.0, parse_error=str(error),
+                     parse_reason=error.reason, parse_params=error.params)
 
 
 def _grade(key: AnswerKey, raw: Any) -> Grade:
@@ -173,7 +191,7 @@ def _grade(key: AnswerKey, raw: Any) -> Grade:
     if kind is QuestionKind.ORDER:
         order = parse_ids(raw, option_ids)
         if len(order) != len(key.answer):
-            raise ParseError(f"expected all {len(key.answer)} items in order")
+            raise ParseError(f"expected all {len(key.answer)} items in order", "order_incomplete")
         per_element = tuple(a == b for a, b in zip(order, key.answer, strict=True))
         return Grade(all(per_element), sum(per_element) / len(per_element), per_element=per_element)
     if kind is QuestionKind.FLASHCARD:
@@ -181,8 +199,8 @@ def _grade(key: AnswerKey, raw: Any) -> Grade:
         return Grade(rating >= 2, (rating - 1) / 3, graded=False)
     if kind is QuestionKind.EXPLAIN:
         if not isinstance(raw, str) or not raw.strip():
-            raise ParseError("expected a non-empty explanation")
+            raise ParseError("expected a non-empty explanation", "empty")
         if len(raw) > MAX_TEXT:
-            raise ParseError(f"an explanation is at most {MAX_TEXT} characters")
+            raise ParseError(f"an explanation is at most {MAX_TEXT} characters", "too_long")
         return Grade(False, 0.0, graded=False)
     raise ParseError(f"cannot grade a {kind} question")

@@ -205,6 +205,8 @@ class Grade:
     correct: bool
     score: float
     parse_error: str | None = None
+    parse_reason: str | None = None  # a stable word for the page's catalog
+    parse_params: dict[str, Any] | None = None  # its values; "element": the box (1-based)
     misconception: Misconception | None = None
     per_element: tuple[bool, ...] = ()
     graded: bool = True

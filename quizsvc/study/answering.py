@@ -237,7 +237,8 @@ def decide(ctx: Context, snapshot: answers.AnswerSnapshot, answer: Any, idempote
         return Decided(write, key, None, ())
     grade = ctx.bank.grade_key(key, answer)
     if grade.parse_error:
-        raise Invalid("answer", grade.parse_error, reason="unreadable_answer")
+        raise Invalid("answer", grade.parse_error, reason=grade.parse_reason or "unreadable_answer",
+                      params=grade.parse_params)
     correct = bool(grade.correct)
     values.update(answer=answer, correct=correct, score=float(grade.score),
                   misconception_id=grade.misconception.id if grade.misconception else None,

@@ -18,12 +18,16 @@ FieldSource = MultiDict[str, str]  # what a posted form offers (``request.form``
 
 
 class FormError(ValueError):
-    """Report a form field that cannot be turned into an answer, naming the field."""
+    """Report a form field that cannot be turned into an answer, naming the field, with a
+    stable ``code`` and ``params`` for the page's catalog."""
 
-    def __init__(self, field_name: str, reason: str) -> None:
+    def __init__(self, field_name: str, reason: str, code: str = "unreadable_answer",
+                 params: dict[str, Any] | None = None) -> None:
         super().__init__(f"{field_name}: {reason}")
         self.field = field_name
         self.reason = reason
+        self.code = code
+        self.params = dict(params or {})
 
 
 def vector_field(index: int) -> str:
@@ -92,8 +96,9 @@ def order_from_positions(option_ids: Sequence[str], form: FieldSource) -> list[s
         raw = normalized(form.get(position_field(option_id), ""))
         if not raw.isdigit() or not 1 <= int(raw) <= len(option_ids):
             raise FormError(position_field(option_id),
-                            f"choose a position from 1 to {len(option_ids)}")
+                            f"choose a position from 1 to {len(option_ids)}", "position_range",
+                            {"max": len(option_ids)})
         positions[option_id] = int(raw)
     if len(set(positions.values())) != len(positions):
-        raise FormError("answer", "give every item a different position")
+        raise FormError("answer", "give every item a different position", "position_twice")
     return sorted(positions, key=positions.__getitem__)

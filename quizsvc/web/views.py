@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import secrets
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
@@ -334,8 +335,48 @@ def option_ids(served: Any) -> list[str]:
     return [option.id for option in served.input.options]
 
 
+@dataclass(frozen=True)
+class AnswerProblem:
+    """Why an answer could not be read, placed where the learner typed it: the form field
+    (``box``), its label as the page shows it, and the reason in the page's language."""
+
+    box: str
+    label: str
+    message: str
+
+
+def answer_problem(served: Any, field: str, detail: str, reason: str | None,
+                   params: dict[str, Any] | None) -> AnswerProblem:
+    """Place a refused answer's reason under the box it concerns.
+
+    A vector's element (``params["element"]``) is its box; an order question's position
+    field its select; anything else the answer as a whole (its first box). The reason comes
+    from the catalog by its stable word when there is an entry, else it is the service's
+    sentence rendered in the page's language.
+    """
+    lang = current_lang()
+    params = params or {}
+    labels = list(served.input.labels)
+    element = params.get("element")
+    if served.input.type == "vector" and isinstance(element, int) and 1 <= element <= len(
+            labels or range(served.input.length or 0)):
+        box = vector_field(element - 1)
+        label = labels[element - 1] if labels else str(element)
+    elif field.startswith("position."):
+        box = field
+        option = next((o for o in served.input.options if position_field(o.id) == field), None)
+        label = text_in(option.text, lang) if option else field
+    else:
+        box = "answer"
+        label = say("your_answer", lang)
+    key = f"reason_{reason}"
+    message = (say(key, lang).format(**params) if key in UI and reason
+               else reason_in(detail, lang))
+    return AnswerProblem(box, label, message)
+
+
 def question_page(item: Any, values: dict[str, Any] | None = None,
-                  error: tuple[str, str] | None = None, status: int = 200) -> tuple[str, int]:
+                  error: AnswerProblem | None = None, status: int = 200) -> tuple[str, int]:
     """Render the closed-book question page: prompt and inputs, never the answer."""
     notice = request.args.get("notice")
     return render_template(
@@ -383,9 +424,12 @@ def answer(session_id: str) -> BaseResponse | tuple[str, int]:
                                  request.form)
         result = answering.submit(ctx, form["variant_id"], given, form["idempotency_key"])
     except FormError as error:
-        return question_page(item, values, (error.field, error.reason), 422)
+        problem = answer_problem(served, error.field, error.reason, error.code, error.params)
+        return question_page(item, values, problem, 422)
     except Invalid as error:
-        return question_page(item, values, (error.field, error.detail), 422)
+        problem = answer_problem(served, error.field, error.detail, error.reason,
+                                 error.params)
+        return question_page(item, values, problem, 422)
     return see_other("web.attempt", session_id=session_id, attempt_id=result.id)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from quizsvc.bank import grading
 from quizsvc.bank.answer_key import AnswerKey
 from quizsvc.bank.loader import MisconceptionInfo
 from quizsvc.bank.model import (
@@ -137,11 +138,11 @@ class FakeBank:
     def grade(self, variant: Variant, raw_answer: Any) -> Grade:
         """Grade an answer the way the real bank does (parse errors cost nothing)."""
         if variant.kind is QuestionKind.NUMERIC:
-            if (not isinstance(raw_answer, list) or len(raw_answer) != 2
-                    or not all(isinstance(x, int) and not isinstance(x, bool)
-                               for x in raw_answer)):
-                return Grade(correct=False, score=0.0,
-                             parse_error="expected a list of 2 integers")
+            try:  # the real bank's reading of numbers, so parse reasons are the real ones
+                raw_answer = grading.parse_vector(raw_answer, 2)
+            except grading.ParseError as error:
+                return Grade(correct=False, score=0.0, parse_error=str(error),
+                             parse_reason=error.reason, parse_params=error.params)
             per = tuple(a == b for a, b in zip(raw_answer, variant.answer, strict=True))
             hit = next((m for m in variant.misconceptions if m.answer == raw_answer), None)
             return Grade(correct=all(per), score=sum(per) / len(per), per_element=per,

@@ -118,3 +118,6 @@ def serve(database: LiveDatabase, bank: Any, **config: Any) -> Iterator[LiveServ
         server.shutdown()
         thread.join(timeout=10)
         server.server_close()
+        # The app's own pool: left to the garbage collector, its PostgreSQL connections
+        # would close during some later test, as a ResourceWarning there.
+        app.extensions["quizsvc.db"].engine.dispose()

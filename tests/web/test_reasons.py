@@ -54,6 +54,8 @@ def raised(call: Any, *args: Any) -> str:
     """Return the reason ``call(*args)`` refuses with."""
     with pytest.raises((grading.ParseError, forms.FormError, sim.SettingsError)) as caught:
         call(*args)
+    if isinstance(caught.value, grading.ParseError):  # its reason is a catalog word
+        return str(caught.value)
     return getattr(caught.value, "reason", None) or str(caught.value)
 
 
