@@ -32,6 +32,7 @@ from sqlalchemy import (
     and_,
     bindparam,
     cast,
+    delete,
     exists,
     func,
     insert,
@@ -560,6 +561,8 @@ class LoggedReview:
     reviewed_at: datetime
     before: CardState
     latest: bool  # still the card's latest review (only then can it be re-rated)
+    rated_by_learner: bool = False  # False: the grade's own review (right answers: Good)
+    first: bool = False  # the card's first review (its row was made by it)
 
 
 def review_of_attempt(db: Session, attempt_id: int) -> LoggedReview | None:
@@ -567,10 +570,11 @@ def review_of_attempt(db: Session, attempt_id: int) -> LoggedReview | None:
     row = db.execute(select(LOGS).where(LOGS.c.attempt_id == attempt_id)).first()
     if row is None:
         return None
-    newest = db.scalar(select(func.max(LOGS.c.id)).where(LOGS.c.card_id == row.card_id))
+    newest, oldest = db.execute(select(func.max(LOGS.c.id), func.min(LOGS.c.id))
+                                .where(LOGS.c.card_id == row.card_id)).one()
     before = CardState(*(getattr(row, name) for name in LOG_STATE))
     return LoggedReview(row.id, row.card_id, row.rating, row.reviewed_at, before,
-                        newest == row.id)
+                        newest == row.id, bool(row.rated_by_learner), oldest == row.id)
 
 
 def card_of(db: Session, learner_id: int, question_id: str) -> StoredCard | None:
@@ -604,6 +608,24 @@ def rerate_review(db: Session, logged: LoggedReview, entry: Review) -> None:
                .values(card_values(entry.after)))
     db.execute(update(LOGS).where(LOGS.c.id == logged.id)
                .values(rating=int(entry.rating), rated_by_learner=True))
+
+
+def undo_review(db: Session, logged: LoggedReview, kept: Review | None) -> None:
+    """Take a learner's rating back: redo the review as the grade made it (``kept``, for a
+    graded answer), or drop it (a self-rated card), restoring the card as it was before;
+    a card the dropped review created goes with it."""
+    if kept is not None:
+        db.execute(update(CARDS).where(CARDS.c.id == logged.card_id)
+                   .values(card_values(kept.after)))
+        db.execute(update(LOGS).where(LOGS.c.id == logged.id)
+                   .values(rating=int(kept.rating), rated_by_learner=False))
+        return
+    db.execute(delete(LOGS).where(LOGS.c.id == logged.id))
+    if logged.first:
+        db.execute(delete(CARDS).where(CARDS.c.id == logged.card_id))
+    else:
+        db.execute(update(CARDS).where(CARDS.c.id == logged.card_id)
+                   .values(card_values(logged.before)))
 
 
 # ---------------------------------------------------------------- history (export, import)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from quizsvc.errors import Conflict, Invalid
-from quizsvc.review import outcome
+from quizsvc.review import outcome, scheduling
 from quizsvc.review.scheduling import ReviewRating, SchedulerSettings
 from quizsvc.store import answers, scheduler_settings
 from quizsvc.store.database import begin_read_only
@@ -89,3 +89,32 @@ def rating_intervals(ctx: Context, attempt_id: int) -> dict[str, timedelta]:
         entry = review_for(logged, card, ReviewRating.from_name(name), ctx.now, settings)
         intervals[name] = entry.after.due - entry.reviewed_at
     return intervals
+
+
+def undo_rating(ctx: Context, attempt_id: int) -> AttemptView:
+    """Take back the learner's rating of an attempt, as Anki's Undo does.
+
+    A right graded answer goes back to the review its grade made (Good); a self-rated card's
+    review is dropped and the card restored as it was before (a card that review created is
+    removed, so the card is new again); either way the ratings are offered again. Only the
+    card's latest review can be taken back (409 ``reviewed_since``), and only a rating the
+    learner gave (409 ``nothing_to_undo``).
+    """
+    answers.lock_learner(ctx.db, ctx.learner_id)
+    attempt = owned_attempt(ctx, attempt_id)
+    logged = answers.review_of_attempt(ctx.db, attempt.id)
+    if logged is None or not logged.rated_by_learner:
+        raise Conflict("This attempt has no rating of yours to take back.",
+                       reason="nothing_to_undo")
+    if not logged.latest:
+        raise Conflict("This card was reviewed again since; that rating can no longer "
+                       "change.", reason="reviewed_since")
+    kept = None
+    if attempt.graded:
+        settings = scheduler_settings.read_settings(ctx.db, ctx.learner_id, attempt.lesson)
+        kept = review_for(logged, None, scheduling.rating_for_grade(bool(attempt.correct)),
+                          ctx.now, settings)
+    answers.undo_review(ctx.db, logged, kept)
+    view = stored_view(ctx, attempt, int(kept.rating) if kept else None)
+    ctx.db.commit()
+    return view

@@ -230,6 +230,8 @@ UI: dict[str, tuple[str, str]] = {
     "reason_position_range": ("选择 1 到 {max} 之间的位置", "choose a position from 1 to {max}"),
     "reason_position_twice": ("每一项要选不同的位置", "give every item a different position"),
     "reason_order_incomplete": ("把每一项都排进顺序里", "put every item in the order"),
+    "undo_rating": ("撤销刚才的评分", "Undo the last rating"),
+    "undo_rating_note": ("回到上一题，重新评分。", "back to the last question, to rate it again."),
     "wrong_model_heading": ("你的模型错在哪里", "Where your model went wrong"),
     "wrong_model_yours": ("你的答案", "Your answer"),
     "wrong_model_value": ("数值", "Value"),

@@ -381,6 +381,7 @@ def question_page(item: Any, values: dict[str, Any] | None = None,
     notice = request.args.get("notice")
     return render_template(
         "question.html", item=item, served=item.question, session=item.session,
+        rated=last_rated(),
         values=values or {}, error=error, idempotency_key=secrets.token_urlsafe(18),
         notice=notice if notice in NOTICES else None,
         vector_field=vector_field, position_field=position_field,
@@ -390,6 +391,12 @@ def question_page(item: Any, values: dict[str, Any] | None = None,
 NOTICES = frozenset({"answered_elsewhere"})  # ?notice= words a question page may show
 
 
+def last_rated() -> int | None:
+    """Return the attempt just rated (``?rated=``), whose rating the page offers to undo."""
+    rated = request.args.get("rated", "")
+    return int(rated) if rated.isdigit() and len(rated) < 10 else None
+
+
 @bp.get("/study/<session_id>")
 def session(session_id: str) -> str | tuple[str, int]:
     """Show the session's next question, or its summary once every question is answered."""
@@ -397,7 +404,8 @@ def session(session_id: str) -> str | tuple[str, int]:
     item = serving.next_question(ctx, session_id)
     if item.done:
         return render_template("session_done.html",
-                               summary=sessions.session_summary(ctx, session_id))
+                               summary=sessions.session_summary(ctx, session_id),
+                               rated=last_rated())
     return question_page(item)
 
 
@@ -475,7 +483,14 @@ def rate(session_id: str, attempt_id: int) -> BaseResponse:
     """Rate the review (Hard/Good/Easy, or four buttons for a card), then go on."""
     form = parse_form(RatingSchema())
     reviews.rate_attempt(current_context(), attempt_id, form["rating"])
-    return see_other("web.session", session_id=session_id)
+    return see_other("web.session", session_id=session_id, rated=attempt_id)
+
+
+@bp.post("/study/<session_id>/attempts/<int:attempt_id>/rating/undo")
+def undo_rating(session_id: str, attempt_id: int) -> BaseResponse:
+    """Take the last rating back and show the attempt with its rating buttons again."""
+    reviews.undo_rating(current_context(), attempt_id)
+    return see_other("web.attempt", session_id=session_id, attempt_id=attempt_id)
 
 
 def lesson_url(link: str) -> str:

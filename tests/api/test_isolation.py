@@ -112,6 +112,11 @@ def rerate(mallory, a):
                              json={"rating": "easy"}))
 
 
+@attack("DELETE", "/api/attempts/<int:attempt_id>/rating")
+def undo_someones_rating(mallory, a):
+    status(404)(mallory.delete(f"/api/attempts/{a.right_attempt_id}/rating"))
+
+
 @attack("GET", "/api/self-assessments")
 def list_assessments(mallory, a):
     assert mallory.get("/api/self-assessments").json == []

@@ -183,6 +183,11 @@ def rate_alices_attempt(mallory, a):
     status(mallory.post(f"{a.session_url}/attempts/{a.attempt_id}/rating", rating="easy"), 404)
 
 
+@attack("POST", "/study/<session_id>/attempts/<int:attempt_id>/rating/undo")
+def undo_alices_rating(mallory, a):
+    status(mallory.post(f"{a.session_url}/attempts/{a.attempt_id}/rating/undo"), 404)
+
+
 @attack("GET", "/progress")
 def progress(mallory, a):
     html = status(mallory.get("/progress"), 200)
@@ -261,6 +266,7 @@ STATE_CHANGES = [
                           "answer.1": "1"}),
     ("{session}/attempts/{attempt}/explanation", {"explanation": "evil"}),
     ("{session}/attempts/{attempt}/rating", {"rating": "again"}),
+    ("{session}/attempts/{attempt}/rating/undo", {}),
     ("/link/code", {}),
     ("/link/redeem", {"code": "{code}"}),
     ("/progress/retention", {"desired_retention": "0.70"}),

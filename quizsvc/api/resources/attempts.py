@@ -69,3 +69,9 @@ class Rating(MethodView):
     def post(self, body: dict[str, Any], attempt_id: int) -> Any:
         """Rate the review: Hard/Good/Easy after a right answer; four buttons for a card."""
         return reviews.rate_attempt(current_context(), attempt_id, body["rating"])
+
+    @blp.response(200, AttemptSchema)
+    def delete(self, attempt_id: int) -> Any:
+        """Undo the learner's rating: a right answer goes back to Good, a card's review is
+        taken back (the card as it was before); the ratings are offered again."""
+        return reviews.undo_rating(current_context(), attempt_id)
