@@ -75,6 +75,9 @@ UI: dict[str, tuple[str, str]] = {
     "sim_sync": ("同步（sync）", "synchronous (sync)"),
     "sim_async": ("异步（async，一步在途）", "asynchronous (async, one step in flight)"),
     "sim_result": ("结果", "Result"),
+    "sim_stale": ("已过期：上面的设置有误，下面是上一次有效设置的结果。",
+                  "Out of date: the settings above have errors; below is the result of the "
+                  "last settings that could run."),
     "sim_target": ("目标步", "Target step"),
     "sim_target_note": ("你设定的那一步", "the step you set up"),
     "sim_warmup": ("预热步（构造上面的状态）", "Warm-up steps (they build the state above)"),

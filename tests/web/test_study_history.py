@@ -102,3 +102,27 @@ def test_digits_pick_options_and_ctrl_enter_sends_the_explanation(
     page.keyboard.press("Control+Enter")
     page.wait_for_url(re.compile(r".*#reveal$"))
     expect(page.locator("#reveal")).to_be_visible()
+
+
+def test_a_list_pasted_into_the_first_box_spreads_over_the_boxes(
+        page: Any, live_server: LiveServer) -> None:
+    """With the script on, pasting "1，6" (any separator, full-width too) into a vector's
+    first box fills every box, as the server does with such a post."""
+    steps.start(page, "/quiz", size=40)
+    steps.answer_until(page, live_server, "vector")
+    length = int(page.locator("#answer-form").get_attribute("data-length"))
+    right = live_server.right_answer(steps.variant_id(page))
+    pasted = "，".join(str(value) for value in right)
+    page.locator("#answer-0").focus()
+    page.evaluate("""(text) => {
+        const data = new DataTransfer();
+        data.setData("text", text);
+        document.activeElement.dispatchEvent(new ClipboardEvent("paste", {
+            clipboardData: data, bubbles: true, cancelable: true}));
+    }""", pasted)
+    assert [page.locator(f"#answer-{i}").input_value() for i in range(length)] == [
+        str(value) for value in right]
+    assert page.evaluate("document.activeElement.id") == f"answer-{length - 1}"
+    steps.submit_by_keyboard(page)
+    page.wait_for_url(re.compile(r".*/attempts/\d+$"))
+    expect(page.locator("#result-h")).to_have_text(re.compile(r"答对了$"))

@@ -224,6 +224,7 @@
   function clearErrors() {
     errorBox.hidden = true;
     errorBox.replaceChildren();
+    markStale(false);
     form.querySelectorAll("[aria-invalid]").forEach(function (node) {
       node.removeAttribute("aria-invalid");
       node.removeAttribute("aria-describedby");
@@ -259,6 +260,19 @@
     if (!items.length) items.push(q.el("li", { text: q.reason((envelope && envelope.message) || String(envelope)) }));
     errorBox.replaceChildren(q.el("h2", { text: t("sim_errors") }), q.el("ul", {}, items));
     errorBox.hidden = false;
+    markStale(true);
+  }
+
+  /* While the inputs cannot be run, the result below is the last valid one's: say so. */
+  function markStale(stale) {
+    var note = document.getElementById("stale-note");
+    resultBox.classList.toggle("stale", stale && resultBox.children.length > 0);
+    if (stale && resultBox.children.length > 0 && !note) {
+      resultBox.insertBefore(q.el("p", { id: "stale-note", "class": "stale-note", text: t("sim_stale") }),
+        resultBox.firstChild);
+    } else if (!stale && note) {
+      note.remove();
+    }
   }
 
   function query() {
