@@ -71,8 +71,8 @@ def type_answer(page: Any, live: LiveServer, right: bool) -> Any:
         for position, option in enumerate(value, start=1):
             select = page.locator(f"select[name='position.{option}']")
             select.focus()
-            page.keyboard.press("Home")
-            for _ in range(position - 1):
+            page.keyboard.press("Home")  # "choose a position", then 1, 2, ...
+            for _ in range(position):
                 page.keyboard.press("ArrowDown")
     elif kind == "text":
         page.locator("#answer").focus()

@@ -126,3 +126,19 @@ def test_a_list_pasted_into_the_first_box_spreads_over_the_boxes(
     steps.submit_by_keyboard(page)
     page.wait_for_url(re.compile(r".*/attempts/\d+$"))
     expect(page.locator("#result-h")).to_have_text(re.compile(r"答对了$"))
+
+
+# Every answer shape the real bank serves in a quiz (it has no single-integer question).
+@pytest.mark.parametrize("kind", ["vector", "choice", "multi", "order"])
+def test_every_question_kind_by_keyboard_alone(page: Any, live_server: LiveServer,
+                                               kind: str) -> None:
+    """Each answer shape has its first input focused on load and is answered, submitted and
+    shown with no mouse at all."""
+    steps.start(page, "/quiz", size=50)
+    steps.answer_until(page, live_server, kind)
+    focused = page.evaluate("document.activeElement.closest('#answer-fields') !== null")
+    assert focused, f"focus is on the first input of a {kind} question"
+    steps.type_answer(page, live_server, right=True)
+    steps.submit_by_keyboard(page)
+    page.wait_for_url(re.compile(r".*/attempts/\d+$"))
+    expect(page.locator("#result-h")).to_have_text(re.compile(r"答对了$"))
