@@ -219,8 +219,10 @@ def test_a_right_answer_is_rated_hard_good_or_easy(learner: Learner, db: Any) ->
     assert "答对了" in result
     assert re.findall(r'name="rating" value="(\w+)"', result) == ["hard", "good", "easy"]
     rated = learner.post(f"{attempt_url}/rating", rating="hard")
-    assert rated.status_code == 303 and rated.headers["Location"] == session_url
     attempt_id = attempt_url.rsplit("/", 1)[1]
+    # On to the next question, which offers to undo this rating.
+    assert rated.status_code == 303
+    assert rated.headers["Location"] == f"{session_url}?rated={attempt_id}"
     assert learner.get(f"/api/attempts/{attempt_id}").json["rating"] == "hard"
 
 
