@@ -173,10 +173,6 @@ class Bank:
                 return entry.examples[example_id]
         raise NotFound("example", "id", f"no worked example {str(example_id)[:80]!r}")
 
-    def rule_link(self, lesson_id: str, rule_id: str) -> str:
-        """Return the lesson page address of a rule's heading."""
-        return f"/lessons/{lesson_id}#rule-{rule_id}"
-
     def _text(self, lesson_id: str, lang: str, which: str) -> str:
         pages = self.lesson_entry(lesson_id).pages.get(which, {})
         return pages.get(lang, pages.get("zh", ""))
@@ -242,13 +238,12 @@ class Bank:
         variant is graded from that form's own answer.
         """
         question = entry.question
-        link_to = f"rule-{question.rules[0]}" if question.rules else question.section
         common: dict[str, Any] = {
             "question_id": question.id,
             "seed": seed,
             "bank_version": self.version,
             "kind": question.kind,
-            "lesson_link": f"/lessons/{question.lesson}#{link_to}",
+            "lesson_link": question.lesson_link,
             "rules": question.rules,
         }
         if question.kind is QuestionKind.NUMERIC:

@@ -112,6 +112,10 @@ class Lesson:
         """Return the rule ``rule_id`` of this lesson, or None."""
         return next((rule for rule in self.rules if rule.id == rule_id), None)
 
+    def rule_link(self, rule: Rule) -> str:
+        """Return the lesson page address of a rule's heading."""
+        return f"/lessons/{self.id}#{rule.anchor}"
+
 
 @dataclass(frozen=True)
 class Question:
@@ -125,6 +129,12 @@ class Question:
     anchors: tuple[SourceAnchor, ...]
     title: Text
     rules: tuple[str, ...] = ()
+
+    @property
+    def lesson_link(self) -> str:
+        """Return where the lesson teaches this question: its first rule's heading, else its
+        section (a reveal's "reopen the lesson" link)."""
+        return f"/lessons/{self.lesson}#{f'rule-{self.rules[0]}' if self.rules else self.section}"
 
 
 @dataclass(frozen=True)

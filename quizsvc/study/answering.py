@@ -76,11 +76,10 @@ def wrong_model_of(ctx: Context, lesson_id: str, misconception: Misconception | 
         return None
     info = ctx.bank.misconception_info(lesson_id, misconception.id)
     lesson = ctx.index.lessons.get(lesson_id)
-    rule = next((r for r in lesson.rules if r.id == info.breaks), None) if info and lesson else None
-    if info is None or rule is None:
+    rule = lesson.rule(info.breaks) if info and lesson else None
+    if info is None or lesson is None or rule is None:
         return None
-    return WrongModel(info.id, info.name, info.rule, rule.id, rule.title,
-                      f"/lessons/{lesson_id}#rule-{rule.id}")
+    return WrongModel(info.id, info.name, info.rule, rule.id, rule.title, lesson.rule_link(rule))
 
 
 @dataclass(frozen=True)

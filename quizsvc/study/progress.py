@@ -239,13 +239,6 @@ class SectionReport:
     history: tuple[DayAccuracy, ...]
 
 
-def taught_at(ctx: Context, question_id: str) -> str:
-    """Return where the lesson teaches a question's first rule (its section otherwise)."""
-    question = ctx.index.questions[question_id]
-    anchor = f"rule-{question.rules[0]}" if question.rules else question.section
-    return f"/lessons/{question.lesson}#{anchor}"
-
-
 def section_report(ctx: Context, lesson: str | None = None) -> SectionReport:
     """Report mastery and closed-book accuracy per lesson section, the questions answered
     wrong most often (ties: fewer right answers first), and accuracy day by day over the last
@@ -282,7 +275,7 @@ def section_report(ctx: Context, lesson: str | None = None) -> SectionReport:
                    if wrong and qid in ctx.index.questions),
                   key=lambda qid: (-counts[qid][1], counts[qid][0], qid))
     weakest = tuple(WeakItem(qid, ctx.index.questions[qid].title, sum(counts[qid]),
-                             counts[qid][0], taught_at(ctx, qid))
+                             counts[qid][0], ctx.index.questions[qid].lesson_link)
                     for qid in weak[:WEAKEST_LIMIT])
     by_day: dict[date, list[int]] = {}
     for submitted_at, correct in recent:

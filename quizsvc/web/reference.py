@@ -23,33 +23,10 @@ from quizsvc.http.context import current_context
 from quizsvc.study import lessons as reading
 from quizsvc.web import views
 from quizsvc.web.markup import render_markdown
+from quizsvc.web.text import say
 
 bp = Blueprint("lesson_pages", __name__, template_folder="templates")
 bp.after_request(views.remember_lang)
-
-# The pages' own words, (zh, en): the lesson's text itself comes from the bank.
-PAGE_TEXT: dict[str, tuple[str, str]] = {
-    "reference": ("速查：形状与公式", "Quick reference: shapes and formulas"),
-    "glossary": ("术语表", "Glossary"),
-    "back": ("回到课文", "Back to the lesson"),
-    "taught_in": ("教它的规则", "Taught in"),
-    "flashcard": ("闪卡", "Flashcard"),
-    "card_back": ("答案", "Answer"),
-    "term": ("术语", "Term"),
-    "no_reference": ("这一课没有速查页。", "This lesson has no quick reference."),
-    "glossary_note": (
-        "题目、选项与讲解里出现的每个术语：它的意思、课文里教它的规则，以及练它的闪卡。",
-        "Every term the prompts, options and solutions use: what it means, the rule of the "
-        "lesson that teaches it, and the flashcard that drills it.",
-    ),
-}
-
-
-def page_text(key: str, lang: str) -> str:
-    """Return one of the pages' own words in ``lang``."""
-    zh, en = PAGE_TEXT[key]
-    return en if lang == "en" else zh
-
 
 @bp.app_template_filter("markdown")
 def markdown_filter(source: Any) -> Markup:
@@ -61,8 +38,8 @@ def markdown_filter(source: Any) -> Markup:
 def lesson_pages(lesson_id: str, lang: str) -> list[tuple[str, str]]:
     """Return (title, address) of a lesson's reference pages, for the lesson page's links."""
     return [
-        (page_text("reference", lang), url_for("lesson_pages.reference", lesson_id=lesson_id)),
-        (page_text("glossary", lang), url_for("lesson_pages.glossary", lesson_id=lesson_id)),
+        (say("ref_reference", lang), url_for("lesson_pages.reference", lesson_id=lesson_id)),
+        (say("ref_glossary", lang), url_for("lesson_pages.glossary", lesson_id=lesson_id)),
     ]
 
 
@@ -76,10 +53,7 @@ def reference(lesson_id: str) -> str:
     lang = views.current_lang()
     text, source = reading.read_reference(ctx, lesson_id, lang)
     return render_template(
-        "reference.html", reading=text, title=page_text("reference", lang),
-        body=render_markdown(drop_title(source)), empty=page_text("no_reference", lang),
-        words=lambda key: page_text(key, lang),
-    )
+        "reference.html", reading=text, body=render_markdown(drop_title(source)))
 
 
 def drop_title(markdown: str) -> str:
@@ -126,6 +100,4 @@ def glossary(lesson_id: str) -> str:
     lang = views.current_lang()
     text, entries = reading.read_glossary(ctx, lesson_id, lang)
     return render_template(
-        "glossary.html", reading=text, title=page_text("glossary", lang),
-        terms=term_views(lesson_id, entries), words=lambda key: page_text(key, lang),
-    )
+        "glossary.html", reading=text, terms=term_views(lesson_id, entries))

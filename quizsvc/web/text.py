@@ -14,6 +14,18 @@ UI: dict[str, tuple[str, str]] = {
     # key: (zh, en)
     "site": ("vLLM 调度账本", "vLLM scheduling ledger"),
     "skip": ("跳到正文", "Skip to content"),
+    # The lesson's reference pages (web/reference.py).
+    "ref_reference": ("速查：形状与公式", "Quick reference: shapes and formulas"),
+    "ref_glossary": ("术语表", "Glossary"),
+    "ref_back": ("回到课文", "Back to the lesson"),
+    "ref_taught_in": ("教它的规则", "Taught in"),
+    "ref_flashcard": ("闪卡", "Flashcard"),
+    "ref_card_back": ("答案", "Answer"),
+    "ref_no_reference": ("这一课没有速查页。", "This lesson has no quick reference."),
+    "ref_glossary_note": (
+        "题目、选项与讲解里出现的每个术语：它的意思、课文里教它的规则，以及练它的闪卡。",
+        "Every term the prompts, options and solutions use: what it means, the rule of the "
+        "lesson that teaches it, and the flashcard that drills it."),
     "not_found_title": ("找不到这一页", "Page not found"),
     "not_found_text": ("这个地址没有页面。下面是可以去的地方。",
                        "There is no page at this address. Here is where you can go."),
