@@ -5,10 +5,13 @@ maps each class to an HTTP status and the JSON error envelope, and the pages ren
 exception through the interface catalog. Each error carries:
 
 - ``code``: the class's machine word (``not_found``, ``validation_error``, ...);
-- ``reason``: a stable word for *why* (``unknown_session``, ``too_large``, ...), with
-  ``params`` (numbers and names the sentence needs), so a page can say it in the learner's
-  language without parsing English;
-- ``message``: one English sentence, kept in the JSON envelope for API clients and logs.
+- ``reason``: a stable word for *why* (``unknown_session``, ``too_large``, ...);
+- ``template``: one English sentence with ``%(name)s`` holes, marked ``N_`` where it is
+  raised so that ``pybabel extract`` puts it in the catalog, and ``params`` to fill them;
+- ``message``: the template filled, kept in the JSON envelope for API clients and logs.
+
+A page shows ``gettext(template) % params`` (``quizsvc.http.language.message``), so it says the
+same refusal in the learner's language without parsing English.
 """
 
 from __future__ import annotations
@@ -16,18 +19,29 @@ from __future__ import annotations
 from typing import Any
 
 
+def N_(template: str) -> str:
+    """Mark a message template for the catalog; it is translated where it is shown."""
+    return template
+
+
+def filled(template: str, params: dict[str, Any] | None) -> str:
+    """Fill a template's ``%(name)s`` holes (a template always takes ``%%`` for a percent)."""
+    return template % (params or {})
+
+
 class ServiceError(Exception):
     """Base class of every refusal a use case reports to its caller."""
 
     code = "bad_request"
 
-    def __init__(self, message: str, errors: dict[str, Any] | None = None, *,
+    def __init__(self, template: str, errors: dict[str, Any] | None = None, *,
                  reason: str | None = None, params: dict[str, Any] | None = None) -> None:
-        super().__init__(message)
-        self.message = message
+        self.template = template
+        self.params = params or {}
+        self.message = filled(template, self.params)
+        super().__init__(self.message)
         self.errors = errors or {}
         self.reason = reason or self.code
-        self.params = params or {}
 
 
 class NotFound(ServiceError):
@@ -81,17 +95,21 @@ class Unavailable(ServiceError):
 class Invalid(ServiceError):
     """Raise for a semantically invalid input: 422 naming the location and field.
 
-    ``Invalid("answer", "expected 3 integers")`` becomes
-    ``errors = {"json": {"answer": ["expected 3 integers"]}}``; ``reason`` and ``params``
-    say the same for a catalog (``reason="vector_length", params={"length": 3}``).
+    ``Invalid("answer", N_("expected %(length)s integers"), params={"length": 3},
+    reason="vector_length")`` becomes ``errors = {"json": {"answer": ["expected 3 integers"]}}``
+    and the message ``answer: expected 3 integers``. ``template`` is the reason alone: a page
+    says it in its language under the box ``field`` names.
     """
 
     code = "validation_error"
 
-    def __init__(self, field: str, message: str, location: str = "json", *,
+    def __init__(self, field: str, template: str, location: str = "json", *,
                  reason: str | None = None, params: dict[str, Any] | None = None) -> None:
-        super().__init__(f"{field}: {message}", {location: {field: [message]}},
-                         reason=reason or "invalid", params=params)
+        detail = filled(template, params)
+        super().__init__(template, {location: {field: [detail]}}, reason=reason or "invalid",
+                         params=params)
         self.field = field
-        self.detail = message
+        self.detail = detail
         self.location = location
+        self.message = f"{field}: {detail}"
+        self.args = (self.message,)

@@ -18,6 +18,7 @@ from typing import Any
 
 from quizsvc.bank.answer_key import AnswerKey
 from quizsvc.bank.model import Grade, Misconception, QuestionKind, Variant
+from quizsvc.errors import N_, filled
 
 MAX_TEXT = 20_000
 INTEGER = re.compile(r"^[+-]?\d{1,18}$")
@@ -28,43 +29,63 @@ RATINGS = {"again": 1, "hard": 2, "good": 3, "easy": 4}
 class ParseError(ValueError):
     """Say why a raw answer could not be read (shown to the learner, costs no attempt).
 
-    ``reason`` is a stable word for a catalog and ``params`` its values; ``params["element"]``
-    (1-based) names the box of a vector answer it concerns, so a page can say it there.
+    ``template`` is one English sentence marked ``N_`` where it is raised, ``params`` fills
+    its ``%(name)s`` holes and ``str(error)`` is the filled sentence; ``reason`` is a stable
+    word for a catalog. ``params["element"]`` (1-based) names the box of a vector answer it
+    concerns, so a page can say it there.
     """
 
-    def __init__(self, message: str, reason: str = "unreadable_answer",
+    def __init__(self, template: str, reason: str = "unreadable_answer",
                  params: dict[str, Any] | None = None) -> None:
-        super().__init__(message)
+        self.template = template
         self.reason = reason
         self.params = dict(params or {})
+        super().__init__(filled(template, self.params))
+
+
+# A vector element's error says which element: one template per error parse_integer raises.
+ELEMENT_TEMPLATES: dict[str, str] = {
+    N_("expected an integer, got true/false"):
+        N_("element %(element)s: expected an integer, got true/false"),
+    N_("expected an integer, got %(got)s"):
+        N_("element %(element)s: expected an integer, got %(got)s"),
+    N_("too large: at most 18 digits"):
+        N_("element %(element)s: too large: at most 18 digits"),
+    N_("expected an integer, got nothing"):
+        N_("element %(element)s: expected an integer, got nothing"),
+}
 
 
 def parse_integer(raw: Any) -> int:
     """Read one integer from a JSON number or a string such as ``" 12 "``."""
     if isinstance(raw, bool):
-        raise ParseError("expected an integer, got true/false", "not_integer")
+        raise ParseError(N_("expected an integer, got true/false"), "not_integer")
     if isinstance(raw, int):
         return raw
     if isinstance(raw, float):
         if raw.is_integer() and abs(raw) < 2**53:
             return int(raw)
-        raise ParseError(f"expected an integer, got {raw!r}", "not_integer")
+        raise ParseError(N_("expected an integer, got %(got)s"), "not_integer",
+                         {"got": repr(raw)})
     if isinstance(raw, str):
         text = raw.strip()
         if INTEGER.match(text):
             return int(text)
         if LONG_INTEGER.match(text):
-            raise ParseError("too large: at most 18 digits", "too_large")
+            raise ParseError(N_("too large: at most 18 digits"), "too_large")
         if not text:
-            raise ParseError("expected an integer, got nothing", "empty")
-        raise ParseError(f"expected an integer, got {raw[:40]!r}", "not_integer")
-    raise ParseError(f"expected an integer, got {type(raw).__name__}", "not_integer")
+            raise ParseError(N_("expected an integer, got nothing"), "empty")
+        raise ParseError(N_("expected an integer, got %(got)s"), "not_integer",
+                         {"got": repr(raw[:40])})
+    raise ParseError(N_("expected an integer, got %(got)s"), "not_integer",
+                     {"got": type(raw).__name__})
 
 
 def list_items(raw: Any, expected: str) -> Any:
     """Return ``raw`` as list items: a JSON list, a string holding one, or a string of items
     split on spaces, commas and semicolons (Chinese ones too). Shape checks are the caller's;
-    unreadable JSON raises ``ParseError(expected)``."""
+    unreadable JSON raises ``ParseError(expected)``, ``expected`` being the caller's ``N_``
+    template (it takes no params)."""
     if not isinstance(raw, str):
         return raw
     text = raw.strip()
@@ -78,32 +99,33 @@ def list_items(raw: Any, expected: str) -> Any:
 
 def parse_vector(raw: Any, length: int) -> list[int]:
     """Read a vector of ``length`` integers from a JSON list or a string like ``"1, 6, 1"``."""
-    items = list_items(raw, "expected a list of integers like [1, 6, 1]")
+    items = list_items(raw, N_("expected a list of integers like [1, 6, 1]"))
     if not isinstance(items, list):
-        raise ParseError("expected a list of integers like [1, 6, 1]", "not_a_list")
+        raise ParseError(N_("expected a list of integers like [1, 6, 1]"), "not_a_list")
     if len(items) != length:
-        raise ParseError(f"expected {length} integers, got {len(items)}", "vector_length",
+        raise ParseError(N_("expected %(length)s integers, got %(got)s"), "vector_length",
                          {"length": length, "got": len(items)})
     values = []
     for index, item in enumerate(items):
         try:
             values.append(parse_integer(item))
         except ParseError as error:
-            raise ParseError(f"element {index + 1}: {error}", error.reason,
+            raise ParseError(ELEMENT_TEMPLATES[error.template], error.reason,
                              {**error.params, "element": index + 1}) from None
     return values
 
 
 def parse_ids(raw: Any, known: set[str]) -> list[str]:
     """Read a list of option ids from a JSON list or a comma-separated string."""
-    items = list_items(raw, "expected a list of option ids")
+    items = list_items(raw, N_("expected a list of option ids"))
     if not isinstance(items, list) or not all(isinstance(item, str) for item in items):
-        raise ParseError("expected a list of option ids", "not_option_list")
+        raise ParseError(N_("expected a list of option ids"), "not_option_list")
     unknown = [item for item in items if item not in known]
     if unknown:
-        raise ParseError(f"unknown option {unknown[0][:40]!r}", "unknown_option")
+        raise ParseError(N_("unknown option %(option)s"), "unknown_option",
+                         {"option": repr(unknown[0][:40])})
     if len(set(items)) != len(items):
-        raise ParseError("an option is listed twice", "option_twice")
+        raise ParseError(N_("an option is listed twice"), "option_twice")
     return items
 
 
@@ -112,10 +134,11 @@ def parse_choice(raw: Any, known: set[str]) -> str:
     if isinstance(raw, list) and len(raw) == 1:
         raw = raw[0]
     if not isinstance(raw, str):
-        raise ParseError("expected one option id", "one_option")
+        raise ParseError(N_("expected one option id"), "one_option")
     choice = raw.strip()
     if choice not in known:
-        raise ParseError(f"unknown option {choice[:40]!r}", "unknown_option")
+        raise ParseError(N_("unknown option %(option)s"), "unknown_option",
+                         {"option": repr(choice[:40])})
     return choice
 
 
@@ -126,9 +149,10 @@ def parse_rating(raw: Any) -> int:
     try:
         rating = parse_integer(raw)
     except ParseError:
-        raise ParseError("expected a rating: again, hard, good or easy (1-4)") from None
+        raise ParseError(N_("expected a rating: again, hard, good or easy (1-4)"),
+                         "not_a_rating") from None
     if not 1 <= rating <= 4:
-        raise ParseError("a rating is 1 (again) to 4 (easy)")
+        raise ParseError(N_("a rating is 1 (again) to 4 (easy)"), "rating_range")
     return rating
 
 
@@ -154,7 +178,8 @@ def grade_key(key: AnswerKey, raw: Any) -> Grade:
         return _grade(key, raw)
     except ParseError as error:
         return Grade(correct=False, score=0.0, parse_error=str(error),
-                     parse_reason=error.reason, parse_params=error.params)
+                     parse_template=error.template, parse_reason=error.reason,
+                     parse_params=error.params)
 
 
 def _grade(key: AnswerKey, raw: Any) -> Grade:
@@ -191,7 +216,8 @@ def _grade(key: AnswerKey, raw: Any) -> Grade:
     if kind is QuestionKind.ORDER:
         order = parse_ids(raw, option_ids)
         if len(order) != len(key.answer):
-            raise ParseError(f"expected all {len(key.answer)} items in order", "order_incomplete")
+            raise ParseError(N_("expected all %(count)s items in order"), "order_incomplete",
+                             {"count": len(key.answer)})
         per_element = tuple(a == b for a, b in zip(order, key.answer, strict=True))
         return Grade(all(per_element), sum(per_element) / len(per_element), per_element=per_element)
     if kind is QuestionKind.FLASHCARD:
@@ -199,8 +225,10 @@ def _grade(key: AnswerKey, raw: Any) -> Grade:
         return Grade(rating >= 2, (rating - 1) / 3, graded=False)
     if kind is QuestionKind.EXPLAIN:
         if not isinstance(raw, str) or not raw.strip():
-            raise ParseError("expected a non-empty explanation", "empty")
+            raise ParseError(N_("expected a non-empty explanation"), "empty")
         if len(raw) > MAX_TEXT:
-            raise ParseError(f"an explanation is at most {MAX_TEXT} characters", "too_long")
+            raise ParseError(N_("an explanation is at most %(max)s characters"), "too_long",
+                             {"max": MAX_TEXT})
         return Grade(False, 0.0, graded=False)
-    raise ParseError(f"cannot grade a {kind} question")
+    raise ParseError(N_("cannot grade a %(kind)s question"), "unknown_kind",
+                     {"kind": f"{kind}"})

@@ -214,7 +214,8 @@ class Grade:
 
     correct: bool
     score: float
-    parse_error: str | None = None
+    parse_error: str | None = None  # the English sentence: parse_template % parse_params
+    parse_template: str | None = None  # its N_ template, for the page's catalog (gettext)
     parse_reason: str | None = None  # a stable word for the page's catalog
     parse_params: dict[str, Any] | None = None  # its values; "element": the box (1-based)
     misconception: Misconception | None = None

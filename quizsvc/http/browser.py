@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from flask import Flask, Response, current_app, g, request
 
-from quizsvc.errors import CsrfFailed
+from quizsvc.errors import N_, CsrfFailed
 from quizsvc.extensions import now
 from quizsvc.store import learners
 from quizsvc.store.database import begin_read_only, get_session
@@ -113,10 +113,11 @@ def check_csrf(browser_token: str) -> None:
     if not (cookie and echoed and same_text(cookie, echoed)
             and csrf_valid(current_app.config["SECRET_KEY"], browser_token, cookie)):
         raise CsrfFailed(
-            f"Missing or wrong CSRF token: echo the {CSRF_COOKIE} cookie in the "
-            f"{CSRF_HEADER} header (or a {CSRF_FIELD} form field).",
+            N_("Missing or wrong CSRF token: echo the %(cookie)s cookie in the %(header)s "
+               "header (or a %(field)s form field)."),
             {"headers": {CSRF_HEADER: ["missing or does not match the csrf_token cookie"]}},
-            reason="csrf_failed")
+            reason="csrf_failed",
+            params={"cookie": CSRF_COOKIE, "header": CSRF_HEADER, "field": CSRF_FIELD})
 
 
 def needs_browser() -> bool:

@@ -19,22 +19,40 @@ from typing import Any
 from flask import Flask, current_app, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
-from quizsvc.errors import Invalid, NotFound
+from quizsvc.errors import N_, Invalid, NotFound
 
 MAX_JSON_DEPTH = 32  # the deepest real body (an import document) nests 5 levels
 FORM_MIMETYPES = frozenset({"application/x-www-form-urlencoded", "multipart/form-data"})
+NUL_CHARACTER = "nul_character"  # what text_problem finds, also the Invalid's params["problem"]
+LONE_SURROGATE = "lone_surrogate"
 
 
 def text_problem(text: str) -> str | None:
-    """Return why ``text`` cannot be stored (NUL, lone surrogate), or None when it can."""
+    """Return why ``text`` cannot be stored (``NUL_CHARACTER``, ``LONE_SURROGATE``), or None
+    when it can."""
     if "\x00" in text:
-        return "contains a NUL character"
+        return NUL_CHARACTER
     if not text.isascii():
         try:
             text.encode("utf-8")
         except UnicodeEncodeError:
-            return "contains a lone UTF-16 surrogate (not Unicode text)"
+            return LONE_SURROGATE
     return None
+
+
+def unstorable(field: str, problem: str, location: str, *, key: bool = False) -> Invalid:
+    """Return the 422 for text that cannot be stored: a value's, or a JSON key's (``key``)."""
+    if key:
+        if problem == NUL_CHARACTER:
+            return Invalid(field, N_("key contains a NUL character"), location=location,
+                           reason="unstorable_key", params={"problem": problem})
+        return Invalid(field, N_("key contains a lone UTF-16 surrogate (not Unicode text)"),
+                       location=location, reason="unstorable_key", params={"problem": problem})
+    if problem == NUL_CHARACTER:
+        return Invalid(field, N_("contains a NUL character"), location=location,
+                       reason="unstorable_text", params={"problem": problem})
+    return Invalid(field, N_("contains a lone UTF-16 surrogate (not Unicode text)"),
+                   location=location, reason="unstorable_text", params={"problem": problem})
 
 
 def check_json_value(value: Any, location: str = "json") -> None:
@@ -45,25 +63,28 @@ def check_json_value(value: Any, location: str = "json") -> None:
         if isinstance(item, str):
             problem = text_problem(item)
             if problem:
-                raise Invalid(path, problem, location=location, reason="unstorable_text")
+                raise unstorable(path, problem, location)
         elif isinstance(item, float) and not math.isfinite(item):  # 1e999 reads as infinity
-            raise Invalid(path, "a number too large to store", location=location,
+            raise Invalid(path, N_("a number too large to store"), location=location,
                           reason="number_too_large")
         elif isinstance(item, dict | list):
             if depth > MAX_JSON_DEPTH:
-                raise Invalid("_schema", f"nested deeper than {MAX_JSON_DEPTH} levels",
-                              location=location)
+                raise Invalid("_schema", N_("nested deeper than %(max_depth)s levels"),
+                              location=location, reason="too_deep",
+                              params={"max_depth": MAX_JSON_DEPTH})
             pairs = item.items() if isinstance(item, dict) else enumerate(item)
             for key, child in pairs:
                 name = str(key) if path == "_schema" else f"{path}.{key}"
-                if isinstance(key, str) and text_problem(key):
-                    raise Invalid(name, f"key {text_problem(key)}", location=location)
+                key_problem = text_problem(key) if isinstance(key, str) else None
+                if key_problem:
+                    raise unstorable(name, key_problem, location, key=True)
                 stack.append((child, name, depth + 1))
 
 
 def refuse_constant(name: str) -> Any:
     """Refuse ``NaN`` and ``Infinity``: Python's json reads them, but they are not JSON."""
-    raise Invalid("_schema", f"{name} is not a JSON number")
+    raise Invalid("_schema", N_("%(constant)s is not a JSON number"), reason="not_json_number",
+                  params={"constant": name})
 
 
 def parse_json_body(data: bytes) -> Any:
@@ -81,12 +102,14 @@ def parse_json_body(data: bytes) -> Any:
     try:
         value = json.loads(text, parse_constant=refuse_constant)
     except RecursionError:
-        raise Invalid("_schema", f"nested deeper than {MAX_JSON_DEPTH} levels") from None
+        raise Invalid("_schema", N_("nested deeper than %(max_depth)s levels"),
+                      reason="too_deep", params={"max_depth": MAX_JSON_DEPTH}) from None
     except json.JSONDecodeError:
         raise
     except ValueError:  # an integer past sys.get_int_max_str_digits()
-        raise Invalid("_schema", f"a number has more than {sys.get_int_max_str_digits()} "
-                      "digits") from None
+        raise Invalid("_schema", N_("a number has more than %(max_digits)s digits"),
+                      reason="too_many_digits",
+                      params={"max_digits": sys.get_int_max_str_digits()}) from None
     check_json_value(value)
     return value
 
@@ -107,7 +130,7 @@ def refuse_unstorable_request_text() -> None:
     """Check the path, query string, headers and form fields of every request for NUL."""
     req = request._get_current_object()  # type: ignore[attr-defined]
     if "\x00" in req.path:
-        raise NotFound("No such resource.")
+        raise NotFound(N_("No such resource."), reason="unknown_resource")
     checks: list[tuple[str, Any]] = []
     if req.environ.get("QUERY_STRING"):
         checks.append(("query", req.args.items(multi=True)))
@@ -117,12 +140,12 @@ def refuse_unstorable_request_text() -> None:
         for key, value in pairs:
             problem = text_problem(key) or text_problem(value)
             if problem:
-                raise Invalid(key, problem, location=location)
+                raise unstorable(key, problem, location)
     if req.mimetype in FORM_MIMETYPES:
         for key, value in req.form.items(multi=True):
             problem = text_problem(key) or text_problem(value)
             if problem:
-                raise Invalid(key, problem, location="form")
+                raise unstorable(key, problem, "form")
 
 
 # Endpoints whose bodies may be larger than MAX_CONTENT_LENGTH, and the setting that says how

@@ -31,7 +31,7 @@ from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
 from limits import parse_many
 
-from quizsvc.errors import TooMany
+from quizsvc.errors import N_, TooMany
 from quizsvc.http.browser import BROWSER_COOKIE, cookie_name
 
 
@@ -87,8 +87,8 @@ class SandboxBudget:
             if not limiter.limiter.test(limit, *identifiers):
                 stats = limiter.limiter.get_window_stats(limit, *identifiers)
                 wait = max(1, math.ceil(stats.reset_time - time.time()))
-                raise TooMany("The sandbox has used its share of the server for now; run "
-                              f"it again in {wait} s.", reason="sandbox_busy",
+                raise TooMany(N_("The sandbox has used its share of the server for now; "
+                                 "run it again in %(retry_after)s s."), reason="sandbox_busy",
                               params={"retry_after": wait})
 
     def charge(self, cpu_seconds: float) -> None:

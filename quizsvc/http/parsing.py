@@ -14,7 +14,7 @@ import marshmallow as ma
 from webargs import core
 from webargs.flaskparser import FlaskParser, is_json_request
 
-from quizsvc.errors import Invalid
+from quizsvc.errors import N_, Invalid
 from quizsvc.http.inputs import parse_json_body
 
 
@@ -31,9 +31,14 @@ class StrictParser(FlaskParser):
         """Parse a JSON body strictly; refuse a body in another format by its Content-Type."""
         if not is_json_request(req):
             if req.content_length or req.get_data(cache=True):
-                raise Invalid("Content-Type", f"send the body as application/json, not "
-                              f"{req.mimetype or 'an unnamed type'}", location="headers",
-                              reason="json_required")
+                if not req.mimetype:
+                    raise Invalid("Content-Type",
+                                  N_("send the body as application/json, not an unnamed type"),
+                                  location="headers", reason="json_required")
+                raise Invalid("Content-Type",
+                              N_("send the body as application/json, not %(mimetype)s"),
+                              location="headers", reason="json_required",
+                              params={"mimetype": req.mimetype})
             return core.missing
         return parse_json_body(req.get_data(cache=True))
 

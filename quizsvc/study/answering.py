@@ -26,7 +26,7 @@ from sqlalchemy.exc import IntegrityError
 
 from quizsvc.bank.answer_key import AnswerKey
 from quizsvc.bank.model import Misconception, QuestionKind, Text
-from quizsvc.errors import Conflict, Gone, Invalid, NotFound
+from quizsvc.errors import N_, Conflict, Gone, Invalid, NotFound
 from quizsvc.review import outcome
 from quizsvc.review.mastery import GradedAttempt, variant_identity
 from quizsvc.review.scheduling import ReviewRating
@@ -180,14 +180,14 @@ def check_answer_shape(kind: QuestionKind, answer: Any) -> Any:
     """Validate the answer of a self-rated question (a flashcard has none; free text is text)."""
     if kind is QuestionKind.FLASHCARD:
         if answer not in (None, ""):
-            raise Invalid("answer", "a flashcard takes no answer: send null, then rate it",
+            raise Invalid("answer", N_("a flashcard takes no answer: send null, then rate it"),
                           reason="flashcard_takes_no_answer")
         return None
     if not isinstance(answer, str) or not answer.strip():
-        raise Invalid("answer", "expected your explanation as non-empty text",
+        raise Invalid("answer", N_("expected your explanation as non-empty text"),
                       reason="text_required")
     if len(answer) > MAX_TEXT_ANSWER:
-        raise Invalid("answer", f"at most {MAX_TEXT_ANSWER} characters", reason="too_long",
+        raise Invalid("answer", N_("at most %(max)s characters"), reason="too_long",
                       params={"max": MAX_TEXT_ANSWER})
     return answer
 
@@ -195,7 +195,7 @@ def check_answer_shape(kind: QuestionKind, answer: Any) -> Any:
 def check_idempotency_key(idempotency_key: str) -> None:
     """Refuse a missing or overlong Idempotency-Key (422 on the header)."""
     if not idempotency_key or len(idempotency_key) > MAX_IDEMPOTENCY_KEY:
-        raise Invalid("Idempotency-Key", f"required, 1..{MAX_IDEMPOTENCY_KEY} characters",
+        raise Invalid("Idempotency-Key", N_("required, %(min)s..%(max)s characters"),
                       location="headers", reason="length",
                       params={"min": 1, "max": MAX_IDEMPOTENCY_KEY})
 
@@ -236,8 +236,10 @@ def decide(ctx: Context, snapshot: answers.AnswerSnapshot, answer: Any, idempote
         return Decided(write, key, None, ())
     grade = ctx.bank.grade_key(key, answer)
     if grade.parse_error:
-        raise Invalid("answer", grade.parse_error, reason=grade.parse_reason or "unreadable_answer",
-                      params=grade.parse_params)
+        # The grader says why with a template and its params (the learner's text is a param,
+        # so an answer such as "50%" is never read as a placeholder).
+        raise Invalid("answer", grade.parse_template or grade.parse_error.replace("%", "%%"),
+                      reason=grade.parse_reason or "unreadable_answer", params=grade.parse_params)
     correct = bool(grade.correct)
     values.update(answer=answer, correct=correct, score=float(grade.score),
                   misconception_id=grade.misconception.id if grade.misconception else None,
@@ -300,7 +302,7 @@ def submit(ctx: Context, variant_id: str, answer: Any, idempotency_key: str) -> 
         except IntegrityError:  # the key was used for another variant
             ctx.db.rollback()
             return replay_or_raise(ctx, idempotency_key, digest, Invalid(
-                "Idempotency-Key", "already used for a different request",
+                "Idempotency-Key", N_("already used for a different request"),
                 location="headers", reason="idempotency_key_reused"))
         if attempt_id is None:  # stale snapshot, or marked open-book meanwhile: redo
             ctx.db.rollback()
@@ -309,8 +311,8 @@ def submit(ctx: Context, variant_id: str, answer: Any, idempotency_key: str) -> 
             ctx.db.commit()
         stored = SimpleNamespace(id=attempt_id, **decided.write.attempt)
         return attempt_view(ctx, stored, decided.key, decided.rating, decided.per_element)
-    raise Conflict("This answer kept colliding with the learner's other answers; send it "
-                   "again.", reason="answer_collided")
+    raise Conflict(N_("This answer kept colliding with the learner's other answers; send it "
+                      "again."), reason="answer_collided")
 
 
 def replay_or_raise(ctx: Context, idempotency_key: str, digest: str, failure: Invalid
@@ -333,19 +335,19 @@ def unclaimable(ctx: Context, variant_id: str, idempotency_key: str, digest: str
     served = answers.variant_state(ctx.db, variant_id)
     ctx.db.commit()
     if served is None or served.learner_id != ctx.learner_id:
-        raise NotFound("No such variant.", reason="unknown_variant")
+        raise NotFound(N_("No such variant."), reason="unknown_variant")
     if served.answered:
-        raise Conflict("This variant was already answered; fetch the next question.",
+        raise Conflict(N_("This variant was already answered; fetch the next question."),
                        reason="already_answered")
-    raise Gone("The question bank changed since this variant was served; fetch the next "
-               "question again.", reason="bank_changed")
+    raise Gone(N_("The question bank changed since this variant was served; fetch the next "
+                  "question again."), reason="bank_changed")
 
 
 def replay(ctx: Context, earlier: answers.KeyedAttempt, digest: str) -> AttemptView:
     """Answer a retried attempt request with the first result, or refuse a reused key."""
     if earlier.request_digest != digest:
         ctx.db.rollback()
-        raise Invalid("Idempotency-Key", "already used for a different request",
+        raise Invalid("Idempotency-Key", N_("already used for a different request"),
                       location="headers", reason="idempotency_key_reused")
     view = stored_view(ctx, owned_attempt(ctx, earlier.id))
     ctx.db.commit()
@@ -370,7 +372,7 @@ def owned_attempt(ctx: Context, attempt_id: int) -> Attempt:
     if ctx.identity is not None and 0 < attempt_id <= MAX_ROW_ID:
         found = answers.attempt(ctx.db, ctx.identity.learner_id, attempt_id)
     if found is None:
-        raise NotFound("No such attempt.", reason="unknown_attempt")
+        raise NotFound(N_("No such attempt."), reason="unknown_attempt")
     return found
 
 
@@ -409,18 +411,18 @@ def explain_attempt(ctx: Context, attempt_id: int, explanation: str) -> AttemptV
     """Record why a wrong answer was wrong; this reveals the answer, solution and feedback."""
     text = explanation.strip()
     if not text:
-        raise Invalid("explanation", "write why the answer was wrong",
+        raise Invalid("explanation", N_("write why the answer was wrong"),
                       reason="explanation_required")
     if len(text) > MAX_EXPLANATION:
-        raise Invalid("explanation", f"at most {MAX_EXPLANATION} characters",
+        raise Invalid("explanation", N_("at most %(max)s characters"),
                       reason="too_long", params={"max": MAX_EXPLANATION})
     answers.lock_learner(ctx.db, ctx.learner_id)
     attempt = owned_attempt(ctx, attempt_id)
     if not attempt.graded or attempt.correct:
-        raise Conflict("Only a wrong graded answer takes an explanation.",
+        raise Conflict(N_("Only a wrong graded answer takes an explanation."),
                        reason="explanation_not_needed")
     if attempt.explanation is not None:
-        raise Conflict("This attempt already has an explanation.",
+        raise Conflict(N_("This attempt already has an explanation."),
                        reason="already_explained")
     answers.record_explanation(ctx.db, attempt.id, text, ctx.now)
     ctx.db.commit()

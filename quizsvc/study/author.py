@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from quizsvc.errors import Invalid
+from quizsvc.errors import N_, Invalid
 from quizsvc.study.bank_index import BankIndex
 
 MAX_SEED = 2**63 - 1
@@ -19,7 +19,7 @@ def preview_variant(bank: Any, index: BankIndex, question_id: str, seed: int) ->
     """Return one variant in full: prompt, answer, solution, misconceptions, scenario."""
     index.question(question_id)
     if not 0 <= seed <= MAX_SEED:
-        raise Invalid("seed", f"must be between 0 and {MAX_SEED}", location="query",
+        raise Invalid("seed", N_("must be between %(min)s and %(max)s"), location="query",
                       reason="range", params={"min": 0, "max": MAX_SEED})
     return dataclasses.asdict(bank.variant(question_id, seed))
 

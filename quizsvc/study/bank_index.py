@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from quizsvc.bank.model import Lesson, Question, QuestionKind, Section
-from quizsvc.errors import NotFound
+from quizsvc.errors import N_, NotFound
 
 GRADED_KINDS = frozenset({QuestionKind.NUMERIC, QuestionKind.CHOICE, QuestionKind.MULTI,
                           QuestionKind.ORDER, QuestionKind.ANCHOR})
@@ -48,14 +48,16 @@ class BankIndex:
         """Return a question of the bank or raise ``NotFound``."""
         found = self.questions.get(question_id)
         if found is None:
-            raise NotFound(f"No question {question_id[:80]!r}.", reason="unknown_question")
+            raise NotFound(N_("No question %(question_id)s."), reason="unknown_question",
+                           params={"question_id": repr(question_id[:80])})
         return found
 
     def lesson(self, lesson_id: str) -> Lesson:
         """Return a lesson of the bank or raise ``NotFound``."""
         found = self.lessons.get(lesson_id)
         if found is None:
-            raise NotFound(f"No lesson {lesson_id[:80]!r}.", reason="unknown_lesson")
+            raise NotFound(N_("No lesson %(lesson_id)s."), reason="unknown_lesson",
+                           params={"lesson_id": repr(lesson_id[:80])})
         return found
 
     def graded_ids(self, lesson_id: str | None = None) -> list[str]:

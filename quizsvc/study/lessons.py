@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from quizsvc.bank.model import GlossaryTerm, Question, Rule, Section, Variant
-from quizsvc.errors import Conflict
+from quizsvc.errors import N_, Conflict
 from quizsvc.store import sessions as sessions_store
 from quizsvc.study.context import Context
 
@@ -79,9 +79,9 @@ def require_book_open(ctx: Context, lesson_id: str | None) -> None:
     """Refuse to show answers while closed-book questions are open (409 ``questions_open``)."""
     waiting = closed_book(ctx, lesson_id).open
     if waiting:
-        raise Conflict(f"{waiting} closed-book question(s) are open: reading now would make "
-                       "them open-book. Answer them first, or open the book (POST "
-                       ".../open-book).", reason="questions_open", params={"open": waiting})
+        raise Conflict(N_("%(open)s closed-book question(s) are open: reading now would make "
+                          "them open-book. Answer them first, or open the book (POST "
+                          ".../open-book)."), reason="questions_open", params={"open": waiting})
 
 
 def read_lesson(ctx: Context, lesson_id: str, lang: str = "zh") -> LessonText:

@@ -11,7 +11,7 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from quizsvc.errors import Conflict, Gone, Invalid, TooMany
+from quizsvc.errors import N_, Conflict, Gone, Invalid, TooMany
 from quizsvc.store import answers as answers_store
 from quizsvc.store import learners as store
 from quizsvc.study.context import Context, Identity
@@ -43,8 +43,8 @@ def create_link_code(ctx: Context) -> IssuedLinkCode:
     """Issue a one-time code that lets another browser join this learner; store its hash."""
     if store.open_link_codes(ctx.db, ctx.learner_id, ctx.now) >= MAX_OPEN_LINK_CODES:
         ctx.db.rollback()
-        raise TooMany(f"This learner already has {MAX_OPEN_LINK_CODES} link codes waiting; "
-                      "use one, or wait until they expire.", reason="too_many_link_codes",
+        raise TooMany(N_("This learner already has %(max)s link codes waiting; use one, or "
+                         "wait until they expire."), reason="too_many_link_codes",
                       params={"max": MAX_OPEN_LINK_CODES})
     code = "".join(secrets.choice(LINK_CODE_ALPHABET) for _ in range(LINK_CODE_LENGTH))
     expires_at = ctx.now + timedelta(seconds=ctx.limits.link_code_ttl_seconds)
@@ -65,22 +65,22 @@ def redeem_link_code(ctx: Context, code: str, leave_progress: bool = False) -> I
     """
     normalised = normalise_code(code)
     if not normalised or any(ch not in LINK_CODE_ALPHABET for ch in normalised):
-        raise Invalid("code", "not a link code", reason="not_a_link_code")
+        raise Invalid("code", N_("not a link code"), reason="not_a_link_code")
     link = store.link_code_by_hash(ctx.db, digest(normalised))
     if link is None:
-        raise Invalid("code", "unknown link code", reason="unknown_link_code")
+        raise Invalid("code", N_("unknown link code"), reason="unknown_link_code")
     if link.used:
-        raise Gone("This link code was already used.", reason="link_code_used")
+        raise Gone(N_("This link code was already used."), reason="link_code_used")
     if link.expires_at <= ctx.now:
-        raise Gone("This link code has expired.", reason="link_code_expired")
+        raise Gone(N_("This link code has expired."), reason="link_code_expired")
     left_behind = progress_left_behind(ctx, link.learner_id)
     if left_behind and not leave_progress:
-        raise Conflict(f"This browser holds {left_behind} answer(s) of its own that linking "
-                       "would leave behind; export them first, or send leave_progress: true.",
-                       reason="would_leave_progress", params={"answers": left_behind})
+        raise Conflict(N_("This browser holds %(answers)s answer(s) of its own that linking "
+                          "would leave behind; export them first, or send leave_progress: "
+                          "true."), reason="would_leave_progress", params={"answers": left_behind})
     if not store.use_link_code(ctx.db, link.id, ctx.browser_id, ctx.now):
         ctx.db.rollback()
-        raise Gone("This link code was already used.", reason="link_code_used")
+        raise Gone(N_("This link code was already used."), reason="link_code_used")
     store.move_browser(ctx.db, ctx.browser_id, link.learner_id, ctx.now)
     ctx.db.commit()
     return Identity(learner_id=link.learner_id, browser_id=ctx.browser_id)

@@ -30,7 +30,7 @@ from typing import Any
 
 from quizsvc.bank.content import content_key
 from quizsvc.bank.errors import BankError
-from quizsvc.errors import Conflict, Invalid
+from quizsvc.errors import N_, Conflict, Invalid
 from quizsvc.review import mastery as mastery_policy
 from quizsvc.review import scheduling
 from quizsvc.store import answers, scheduler_settings
@@ -119,7 +119,7 @@ def restored_attempt(ctx: Context, index: int, record: dict[str, Any]) -> dict[s
     """
     question = ctx.index.questions.get(record["question_id"])
     if question is None:
-        raise Invalid(f"attempts[{index}].question_id", "no such question in this bank",
+        raise Invalid(f"attempts[{index}].question_id", N_("no such question in this bank"),
                       reason="unknown_question")
     vouched = {name: record.get(name) for name in (*ATTEMPT_FIELDS, "sealed")}
     if seal.signed_by(ctx.secret_key, ATTEMPT_PURPOSE, vouched, record.get("signature")):
@@ -177,29 +177,29 @@ def check_references(document: dict[str, Any]) -> None:
     """Refuse a document whose internal references do not line up (422 on the field)."""
     numbers = [a["n"] for a in document["attempts"]]
     if numbers != list(range(1, len(numbers) + 1)):
-        raise Invalid("attempts", "attempts must be numbered n = 1, 2, ... in order",
+        raise Invalid("attempts", N_("attempts must be numbered n = 1, 2, ... in order"),
                       reason="attempts_numbering")
     keys = [a["idempotency_key"] for a in document["attempts"]]
     if len(set(keys)) != len(keys):
-        raise Invalid("attempts", "idempotency keys must be unique", reason="duplicate_keys")
+        raise Invalid("attempts", N_("idempotency keys must be unique"), reason="duplicate_keys")
     questions = [c["question_id"] for c in document["cards"]]
     if len(set(questions)) != len(questions):
-        raise Invalid("cards", "one card per question", reason="duplicate_cards")
+        raise Invalid("cards", N_("one card per question"), reason="duplicate_cards")
     refs = [s["ref"] for s in document["self_assessments"]]
     if len(set(refs)) != len(refs):
-        raise Invalid("self_assessments", "one self-assessment per ref",
+        raise Invalid("self_assessments", N_("one self-assessment per ref"),
                       reason="duplicate_self_assessments")
     known_cards = set(questions)
     for i, log in enumerate(document["review_log"]):
         if log["question_id"] not in known_cards:
-            raise Invalid(f"review_log[{i}].question_id", "no card for this question",
+            raise Invalid(f"review_log[{i}].question_id", N_("no card for this question"),
                           reason="no_card")
         if log["attempt"] is not None and not 1 <= log["attempt"] <= len(numbers):
-            raise Invalid(f"review_log[{i}].attempt", "no such attempt number",
+            raise Invalid(f"review_log[{i}].attempt", N_("no such attempt number"),
                           reason="no_attempt")
     for i, record in enumerate(document["mastery"]):
         if any(not 1 <= n <= len(numbers) for n in record["evidence"]):
-            raise Invalid(f"mastery[{i}].evidence", "no such attempt number",
+            raise Invalid(f"mastery[{i}].evidence", N_("no such attempt number"),
                           reason="no_attempt")
 
 
@@ -211,13 +211,14 @@ def import_learner_data(ctx: Context, document: dict[str, Any]) -> dict[str, int
     otherwise), so an import never merges two histories.
     """
     if document.get("format") not in IMPORT_FORMATS:
-        raise Invalid("format", f"expected {EXPORT_FORMAT!r}", reason="export_format")
+        raise Invalid("format", N_("expected %(format)s"), reason="export_format",
+                      params={"format": repr(EXPORT_FORMAT)})
     check_references(document)
     answers.lock_learner(ctx.db, ctx.learner_id)  # an answer racing the import goes stale
     if (answers.has_history(ctx.db, ctx.learner_id)
             or self_assessment_store.of_browser(ctx.db, ctx.browser_id)):
         ctx.db.rollback()
-        raise Conflict("This learner already has data; import into a fresh browser.",
+        raise Conflict(N_("This learner already has data; import into a fresh browser."),
                        reason="learner_has_data")
     variants, attempt_rows = [], []
     for index, record in enumerate(document["attempts"]):

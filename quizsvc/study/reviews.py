@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from quizsvc.errors import Conflict, Invalid
+from quizsvc.errors import N_, Conflict, Invalid
 from quizsvc.review import outcome, scheduling
 from quizsvc.review.scheduling import ReviewRating, SchedulerSettings
 from quizsvc.store import answers, scheduler_settings
@@ -25,22 +25,22 @@ def rate_attempt(ctx: Context, attempt_id: int, rating_name: str) -> AttemptView
     try:
         rating = ReviewRating.from_name(rating_name)
     except KeyError:
-        raise Invalid("rating", f"must be one of {', '.join(RATING_NAMES)}",
+        raise Invalid("rating", N_("must be one of %(choices)s"),
                       reason="one_of", params={"choices": ", ".join(RATING_NAMES)}) from None
     answers.lock_learner(ctx.db, ctx.learner_id)
     attempt = owned_attempt(ctx, attempt_id)
     if attempt.origin == "unverified":
-        raise Conflict("This imported attempt is history no one can vouch for; it is not "
-                       "reviewed.", reason="unverified_attempt")
+        raise Conflict(N_("This imported attempt is history no one can vouch for; it is not "
+                          "reviewed."), reason="unverified_attempt")
     if rating.name.lower() not in rating_choices(attempt.graded, attempt.correct):
         if attempt.graded and not attempt.correct:
             if rating is ReviewRating.AGAIN:
                 view = stored_view(ctx, attempt)
                 ctx.db.commit()
                 return view
-            raise Conflict("A wrong answer is reviewed Again; it cannot be rated higher.",
+            raise Conflict(N_("A wrong answer is reviewed Again; it cannot be rated higher."),
                            reason="wrong_stays_again")
-        raise Conflict("A right answer is rated Hard, Good or Easy.",
+        raise Conflict(N_("A right answer is rated Hard, Good or Easy."),
                        reason="right_not_again")
     settings = scheduler_settings.read_settings(ctx.db, ctx.learner_id, attempt.lesson)
     logged = answers.review_of_attempt(ctx.db, attempt.id)
@@ -50,8 +50,8 @@ def rate_attempt(ctx: Context, attempt_id: int, rating_name: str) -> AttemptView
         answers.record_review(ctx.db, ctx.learner_id, attempt, card, entry, by_learner=True)
     else:
         if not logged.latest:
-            raise Conflict("This card was reviewed again since; that rating can no longer "
-                           "change.", reason="reviewed_since")
+            raise Conflict(N_("This card was reviewed again since; that rating can no longer "
+                              "change."), reason="reviewed_since")
         entry = review_for(logged, None, rating, ctx.now, settings)
         answers.rerate_review(ctx.db, logged, entry)
     view = stored_view(ctx, attempt, int(rating))
@@ -104,11 +104,11 @@ def undo_rating(ctx: Context, attempt_id: int) -> AttemptView:
     attempt = owned_attempt(ctx, attempt_id)
     logged = answers.review_of_attempt(ctx.db, attempt.id)
     if logged is None or not logged.rated_by_learner:
-        raise Conflict("This attempt has no rating of yours to take back.",
+        raise Conflict(N_("This attempt has no rating of yours to take back."),
                        reason="nothing_to_undo")
     if not logged.latest:
-        raise Conflict("This card was reviewed again since; that rating can no longer "
-                       "change.", reason="reviewed_since")
+        raise Conflict(N_("This card was reviewed again since; that rating can no longer "
+                          "change."), reason="reviewed_since")
     kept = None
     if attempt.graded:
         settings = scheduler_settings.read_settings(ctx.db, ctx.learner_id, attempt.lesson)

@@ -16,12 +16,16 @@ from typing import Any, TypeGuard
 
 from quizsvc.bank.errors import NotFound
 from quizsvc.bank.examples import WorkedExample
-from quizsvc.errors import Invalid
+from quizsvc.errors import N_, Invalid
 from quizsvc.ledger import Engine, ScenarioError, SchedulerCrash, parse_scenario, replay
 from quizsvc.study import simulator
 from quizsvc.study.context import Context
 from quizsvc.study.lessons import open_the_book
 from quizsvc.study.limits import Limits
+
+# The ledger's own refusals (``ScenarioError.reason``) are English sentences of a module that
+# imports nothing of ours; they are passed on whole as ``detail``, under ``reason="scenario"``.
+LEDGER_DETAIL = "%(detail)s"
 
 # Budgets and cache sizes beyond these only make replay slower, never more instructive.
 CONFIG_CEILINGS = {
@@ -48,34 +52,41 @@ def check_bounds(scenario: Mapping[str, Any], limits: Limits) -> None:
     if isinstance(config, Mapping):
         steps = config.get("max_steps")
         if is_int(steps) and steps > max_steps:
-            raise Invalid("config.max_steps", f"the sandbox replays at most {max_steps} steps")
+            raise Invalid("config.max_steps", N_("the sandbox replays at most %(max)s steps"),
+                          reason="too_many_steps", params={"max": max_steps})
         for key, ceiling in CONFIG_CEILINGS.items():
             value = config.get(key)
             if is_int(value) and value > ceiling:
-                raise Invalid(f"config.{key}", f"the sandbox allows at most {ceiling}")
+                raise Invalid(f"config.{key}", N_("the sandbox allows at most %(max)s"),
+                              reason="above_ceiling", params={"max": ceiling})
     requests = scenario.get("requests")
     if isinstance(requests, list):
         if len(requests) > max_requests:
-            raise Invalid("requests", f"the sandbox replays at most {max_requests} requests")
+            raise Invalid("requests", N_("the sandbox replays at most %(max)s requests"),
+                          reason="too_many_requests", params={"max": max_requests})
         for i, request in enumerate(requests):
             if not isinstance(request, Mapping):
                 continue
             length = request.get("prompt_len")
             if is_int(length) and length > max_prompt:
                 raise Invalid(f"requests[{i}].prompt_len",
-                              f"the sandbox allows prompts of at most {max_prompt} tokens")
+                              N_("the sandbox allows prompts of at most %(max)s tokens"),
+                              reason="prompt_too_long", params={"max": max_prompt})
             ids = request.get("prompt_token_ids")
             if isinstance(ids, list) and len(ids) > max_prompt:
                 raise Invalid(f"requests[{i}].prompt_token_ids",
-                              f"the sandbox allows prompts of at most {max_prompt} tokens")
+                              N_("the sandbox allows prompts of at most %(max)s tokens"),
+                              reason="prompt_too_long", params={"max": max_prompt})
             tokens = request.get("max_tokens")
             if is_int(tokens) and tokens > max_prompt:
                 raise Invalid(f"requests[{i}].max_tokens",
-                              f"the sandbox allows at most {max_prompt} output tokens")
+                              N_("the sandbox allows at most %(max)s output tokens"),
+                              reason="too_many_output_tokens", params={"max": max_prompt})
             arrival = request.get("arrival_step")
             if is_int(arrival) and arrival > max_steps:
                 raise Invalid(f"requests[{i}].arrival_step",
-                              f"the sandbox replays at most {max_steps} steps")
+                              N_("the sandbox replays at most %(max)s steps"),
+                              reason="too_many_steps", params={"max": max_steps})
 
 
 def simulate(ctx: Context, scenario: Any, detail: str = "summary") -> dict[str, Any]:
@@ -97,22 +108,24 @@ def replay_bounded(scenario: Any, limits: Limits) -> dict[str, Any]:
     a 422 on ``scenario``, and no client can occupy a worker for long with one request.
     """
     if not isinstance(scenario, Mapping):
-        raise Invalid("_schema", "the scenario must be a JSON object", reason="not_an_object")
+        raise Invalid("_schema", N_("the scenario must be a JSON object"),
+                      reason="not_an_object")
     check_bounds(scenario, limits)
     deadline = time.thread_time() + limits.simulate_cpu_seconds  # this request's thread
     try:
         engine = Engine(parse_scenario(dict(scenario))).run(
             keep_going=lambda: time.thread_time() < deadline)
     except ScenarioError as error:
-        raise Invalid(error.field, error.reason, reason="scenario") from None
+        raise Invalid(error.field, LEDGER_DETAIL, reason="scenario",
+                      params={"detail": error.reason}) from None
     except SchedulerCrash as error:
-        raise Invalid("scenario", f"vLLM 0.33.0 itself fails on this scenario: {error}",
-                      reason="scheduler_crash") from None
+        raise Invalid("scenario", N_("vLLM 0.33.0 itself fails on this scenario: %(detail)s"),
+                      reason="scheduler_crash", params={"detail": str(error)}) from None
     if not engine.finished:
-        raise Invalid("scenario", f"replaying it takes more than the sandbox's "
-                      f"{limits.simulate_cpu_seconds:g} s of CPU: use fewer or shorter "
-                      "requests, or fewer steps", reason="too_costly",
-                      params={"seconds": limits.simulate_cpu_seconds})
+        raise Invalid("scenario", N_("replaying it takes more than the sandbox's %(seconds)s s "
+                                     "of CPU: use fewer or shorter requests, or fewer steps"),
+                      reason="too_costly",
+                      params={"seconds": f"{limits.simulate_cpu_seconds:g}"})
     return engine.trace()
 
 
@@ -160,11 +173,13 @@ def run_settings(settings: simulator.SimulatorSettings) -> SimulatorRun:
     try:
         trace = replay(plan_made.scenario)
     except ScenarioError as error:
-        raise simulator.SettingsError(error.field, error.reason) from error
+        raise simulator.SettingsError(error.field, LEDGER_DETAIL, reason="scenario",
+                                      params={"detail": error.reason}) from error
     except SchedulerCrash as error:
         raise simulator.SettingsError(
             "long_prefill_token_threshold",
-            f"vLLM 0.33.0's scheduler itself fails on this configuration: {error}",
+            N_("vLLM 0.33.0's scheduler itself fails on this configuration: %(detail)s"),
+            reason="scheduler_crash", params={"detail": str(error)},
         ) from error
     mismatches = (simulator.reached_mismatches(trace, plan_made) if plan_made.check_reached
                   else [])
@@ -183,7 +198,8 @@ def run_example(ctx: Context, example_id: str) -> SimulatorRun:
         example = ctx.bank.example(example_id)
     except NotFound:
         raise simulator.SettingsError(
-            "example", f"no worked example {str(example_id)[:80]!r}") from None
+            "example", N_("no worked example %(example)s"), reason="unknown_example",
+            params={"example": repr(str(example_id)[:80])}) from None
     trace = replay(example.scenario)
     # The page reads the token budget from the plan's config; a scenario may leave it implicit.
     scenario = {**example.scenario, "config": {
@@ -202,5 +218,5 @@ def plan(form: Mapping[str, str]) -> simulator.ScenarioPlan:
     try:
         return simulator.plan_scenario(simulator.parse_settings(form))
     except simulator.SettingsError as error:
-        raise Invalid(error.field, error.reason, location="query",
-                      reason="simulator_setting") from None
+        raise Invalid(error.field, error.template, location="query", reason=error.reason,
+                      params=error.params) from None

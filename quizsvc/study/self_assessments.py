@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from quizsvc.errors import Invalid, NotFound
+from quizsvc.errors import N_, Invalid, NotFound
 from quizsvc.review.calibration import RATING_LABELS
 from quizsvc.store import self_assessments as store
 from quizsvc.store.models import SelfAssessment
@@ -42,7 +42,8 @@ def ref_kind(ctx: Context, ref: str) -> str:
         return "question"
     if ref in ctx.index.sections:
         return "section"
-    raise NotFound(f"No question or lesson section {ref[:80]!r}.", reason="unknown_ref")
+    raise NotFound(N_("No question or lesson section %(ref)s."), reason="unknown_ref",
+                   params={"ref": repr(ref[:80])})
 
 
 def put_self_assessment(ctx: Context, ref: str, rating: int, note: str | None
@@ -50,10 +51,10 @@ def put_self_assessment(ctx: Context, ref: str, rating: int, note: str | None
     """Set this browser's rating of ``ref``; return it and whether it was newly created."""
     kind = ref_kind(ctx, ref)
     if rating not in RATING_LABELS:
-        raise Invalid("rating", "must be 1 (not yet) .. 4 (solid)", reason="range",
+        raise Invalid("rating", N_("must be 1 (not yet) .. 4 (solid)"), reason="range",
                       params={"min": 1, "max": 4})
     if note is not None and len(note) > MAX_NOTE:
-        raise Invalid("note", f"at most {MAX_NOTE} characters", reason="too_long",
+        raise Invalid("note", N_("at most %(max)s characters"), reason="too_long",
                       params={"max": MAX_NOTE})
     row, created = store.put(ctx.db, ctx.browser_id, ref, kind, rating, note or None, ctx.now)
     result = view(row)
@@ -74,8 +75,8 @@ def get_self_assessment(ctx: Context, ref: str) -> SelfAssessmentView:
     """Return this browser's rating of ``ref`` (404 if it has none)."""
     row = None if ctx.identity is None else store.one(ctx.db, ctx.identity.browser_id, ref)
     if row is None:
-        raise NotFound(f"No self-assessment of {ref[:80]!r} in this browser.",
-                       reason="unknown_self_assessment")
+        raise NotFound(N_("No self-assessment of %(ref)s in this browser."),
+                       reason="unknown_self_assessment", params={"ref": repr(ref[:80])})
     result = view(row)
     ctx.db.commit()
     return result
@@ -85,8 +86,8 @@ def delete_self_assessment(ctx: Context, ref: str) -> None:
     """Remove this browser's rating of ``ref`` (404 if it has none)."""
     if not store.remove(ctx.db, ctx.browser_id, ref):
         ctx.db.rollback()
-        raise NotFound(f"No self-assessment of {ref[:80]!r} in this browser.",
-                       reason="unknown_self_assessment")
+        raise NotFound(N_("No self-assessment of %(ref)s in this browser."),
+                       reason="unknown_self_assessment", params={"ref": repr(ref[:80])})
     ctx.db.commit()
 
 

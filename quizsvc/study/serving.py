@@ -16,7 +16,7 @@ from quizsvc.bank.answer_key import AnswerKey
 from quizsvc.bank.content import content_key
 from quizsvc.bank.errors import BankError
 from quizsvc.bank.model import AnswerInput, Question, Text, Variant
-from quizsvc.errors import Conflict, Gone
+from quizsvc.errors import N_, Conflict, Gone
 from quizsvc.store import sessions as store
 from quizsvc.store.database import begin_one_statement, begin_read_only
 from quizsvc.study.context import Context
@@ -104,8 +104,8 @@ def next_question(ctx: Context, session_id: str) -> NextItem:
                 item.served_at))
         q = ctx.index.questions.get(item.question_id)
         if q is None:
-            raise Gone("This session's next question is no longer in the bank; start a new "
-                       "session.", reason="question_gone")
+            raise Gone(N_("This session's next question is no longer in the bank; start a new "
+                          "session."), reason="question_gone")
         seed, built = draw_variant(ctx, q)
         variant_id = opaque_id(ctx)
         begin_one_statement(ctx.db)
@@ -119,5 +119,5 @@ def next_question(ctx: Context, session_id: str) -> NextItem:
             ctx.db.commit()
             return NextItem(view, item.position, served_view(q, variant_id, built, ctx.now))
         ctx.db.rollback()  # another request served this item first: serve what it stored
-    raise Conflict("This session's next question kept being served by other requests; ask "
-                   "again.", reason="serve_collided")
+    raise Conflict(N_("This session's next question kept being served by other requests; "
+                      "ask again."), reason="serve_collided")

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from quizsvc.bank.model import QuestionKind, Text
-from quizsvc.errors import Invalid, NotFound
+from quizsvc.errors import N_, Invalid, NotFound
 from quizsvc.store import progress as progress_store
 from quizsvc.store import sessions as store
 from quizsvc.store.database import begin_read_only
@@ -62,7 +62,7 @@ def wanted_in(mode: str, kind: QuestionKind) -> bool:
 def check_mode(mode: str) -> None:
     """Refuse an unknown session mode (422 on ``mode``)."""
     if mode not in MODES:
-        raise Invalid("mode", f"must be one of {', '.join(MODES)}", reason="one_of",
+        raise Invalid("mode", N_("must be one of %(choices)s"), reason="one_of",
                       params={"choices": ", ".join(MODES)})
 
 
@@ -83,10 +83,10 @@ def start_session(ctx: Context, lesson: str, mode: str, size: int,
     check_mode(mode)
     max_size = ctx.limits.max_session_size
     if not 1 <= size <= max_size:
-        raise Invalid("size", f"must be between 1 and {max_size}", reason="range",
+        raise Invalid("size", N_("must be between %(min)s and %(max)s"), reason="range",
                       params={"min": 1, "max": max_size})
     if lesson not in ctx.index.lessons:
-        raise Invalid("lesson", "unknown lesson", reason="unknown_lesson")
+        raise Invalid("lesson", N_("unknown lesson"), reason="unknown_lesson")
     if retry_of is not None:
         return start_retry(ctx, lesson, mode, size, retry_of)
     candidates = [q for q in ctx.index.by_lesson[lesson] if wanted_in(mode, q.kind)]
@@ -109,14 +109,14 @@ def start_retry(ctx: Context, lesson: str, mode: str, size: int, retry_of: str
     """Start a session of an earlier session's mistakes (422 ``retry_of`` when it has none)."""
     earlier = owned_or_invalid(ctx, retry_of)
     if earlier.session.lesson != lesson:
-        raise Invalid("retry_of", "is a session of another lesson", reason="other_lesson")
+        raise Invalid("retry_of", N_("is a session of another lesson"), reason="other_lesson")
     mistakes = [outcome.question_id
                 for outcome in store.session_outcomes(ctx.db, ctx.learner_id, retry_of)
                 if outcome.graded and outcome.correct is False
                 and outcome.question_id in ctx.index.questions
                 and wanted_in(mode, ctx.index.questions[outcome.question_id].kind)]
     if not mistakes:
-        raise Invalid("retry_of", "has no mistakes to review", reason="no_mistakes")
+        raise Invalid("retry_of", N_("has no mistakes to review"), reason="no_mistakes")
     return create(ctx, lesson, mode, size, [(qid, "practice") for qid in mistakes[:size]])
 
 
@@ -125,7 +125,7 @@ def owned_or_invalid(ctx: Context, session_id: str) -> store.SessionState:
     try:
         return owned_session(ctx, session_id)
     except NotFound:
-        raise Invalid("retry_of", "no such session", reason="unknown_session") from None
+        raise Invalid("retry_of", N_("no such session"), reason="unknown_session") from None
 
 
 def create(ctx: Context, lesson: str, mode: str, size: int,
@@ -176,7 +176,7 @@ def owned_session(ctx: Context, session_id: str) -> store.SessionState:
     found = (None if ctx.identity is None
              else store.session_state(ctx.db, ctx.identity.learner_id, session_id))
     if found is None:
-        raise NotFound("No such session.", reason="unknown_session")
+        raise NotFound(N_("No such session."), reason="unknown_session")
     return found
 
 

@@ -30,6 +30,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from quizsvc.errors import N_, filled
+
 REQUEST_IDS: tuple[str, ...] = ("A", "B", "C", "D")
 STATES: tuple[str, ...] = ("off", "running", "waiting")
 SPEC_METHODS: tuple[str, ...] = (
@@ -63,12 +65,21 @@ def draft_slots_for(spec_method: str, num_speculative_tokens: int) -> int:
 
 
 class SettingsError(ValueError):
-    """Report one simulator setting that cannot be used, naming the field and the reason."""
+    """Report one simulator setting that cannot be used, naming the field and the reason.
 
-    def __init__(self, field_name: str, reason: str) -> None:
-        super().__init__(f"{field_name}: {reason}")
+    ``template`` is one English sentence marked ``N_`` where it is raised, ``params`` fills
+    its ``%(name)s`` holes and ``message`` is the filled sentence (``str(error)`` is
+    ``"field: message"``); ``reason`` is a stable word for why.
+    """
+
+    def __init__(self, field_name: str, template: str, *, reason: str,
+                 params: dict[str, Any] | None = None) -> None:
         self.field = field_name
+        self.template = template
         self.reason = reason
+        self.params = dict(params or {})
+        self.message = filled(template, self.params)
+        super().__init__(f"{field_name}: {self.message}")
 
 
 @dataclass(frozen=True)
@@ -188,9 +199,12 @@ def _parse_int(form: Mapping[str, str], name: str, default: int, low: int, high:
     try:
         value = int(raw.strip())
     except ValueError:
-        raise SettingsError(name, f"must be a whole number, got {raw.strip()[:20]!r}") from None
+        raise SettingsError(name, N_("must be a whole number, got %(got)s"),
+                            reason="not_whole_number",
+                            params={"got": repr(raw.strip()[:20])}) from None
     if not low <= value <= high:
-        raise SettingsError(name, f"must be between {low} and {high}, got {value}")
+        raise SettingsError(name, N_("must be between %(min)s and %(max)s, got %(got)s"),
+                            reason="range", params={"min": low, "max": high, "got": value})
     return value
 
 
@@ -201,7 +215,8 @@ def _parse_choice(
     if raw is None or raw == "":
         return default
     if raw not in allowed:
-        raise SettingsError(name, f"must be one of {', '.join(allowed)}")
+        raise SettingsError(name, N_("must be one of %(choices)s"), reason="one_of",
+                            params={"choices": ", ".join(allowed)})
     return raw
 
 
@@ -221,7 +236,7 @@ def parse_settings(form: Mapping[str, str]) -> SimulatorSettings:
     """
     unknown = sorted(set(form) - known_fields())
     if unknown:
-        raise SettingsError(unknown[0], "unknown field")
+        raise SettingsError(unknown[0], N_("unknown field"), reason="unknown_field")
     base = DEFAULT_SETTINGS
     values: dict[str, Any] = {
         name: _parse_int(form, name, getattr(base, name), low, high)
@@ -252,48 +267,63 @@ def validate(settings: SimulatorSettings) -> None:
     k = settings.num_speculative_tokens
     mml = settings.max_model_len
     if settings.accepted > k:
-        raise SettingsError("accepted", f"cannot exceed K (num_speculative_tokens = {k})")
+        raise SettingsError("accepted", N_("cannot exceed K (num_speculative_tokens = %(k)s)"),
+                            reason="accepted_exceeds_k", params={"k": k})
     if settings.spec_method == "eagle_parallel" and k == 1:
-        raise SettingsError("spec_method", "eagle_parallel needs K of at least 2")
+        raise SettingsError("spec_method", N_("eagle_parallel needs K of at least 2"),
+                            reason="eagle_parallel_k")
     if settings.token_budget > settings.input_budget:
         raise SettingsError(
-            "token_budget", "cannot exceed input_budget (max_num_batched_tokens)"
+            "token_budget", N_("cannot exceed input_budget (max_num_batched_tokens)"),
+            reason="token_budget_exceeds_input_budget",
         )
     active = settings.active()
     if not active:
-        raise SettingsError("A.state", "at least one request must be running or waiting")
+        raise SettingsError("A.state", N_("at least one request must be running or waiting"),
+                            reason="no_request")
     running = [r for r in active if r.state == "running"]
     for r in active:
         prefix = r.id
         if r.num_tokens >= mml:
             raise SettingsError(
-                f"{prefix}.num_tokens", f"must be below max_model_len ({mml})"
+                f"{prefix}.num_tokens", N_("must be below max_model_len (%(max_model_len)s)"),
+                reason="num_tokens_max_model_len", params={"max_model_len": mml},
             )
         if r.state == "waiting":
             if r.drafts:
-                raise SettingsError(f"{prefix}.drafts", "a waiting request carries no drafts")
+                raise SettingsError(f"{prefix}.drafts", N_("a waiting request carries no drafts"),
+                                    reason="waiting_drafts")
             continue
         if r.num_tokens < 2:
-            raise SettingsError(f"{prefix}.num_tokens", "a running request has N of at least 2")
+            raise SettingsError(f"{prefix}.num_tokens",
+                                N_("a running request has N of at least 2"),
+                                reason="running_num_tokens")
         if not 1 <= r.num_computed_tokens <= r.num_tokens - 1:
             raise SettingsError(
                 f"{prefix}.num_computed_tokens",
-                "a running request has 1 <= C <= N - 1 before the step (C = N - 1 is a decode)",
+                N_("a running request has 1 <= C <= N - 1 before the step "
+                   "(C = N - 1 is a decode)"),
+                reason="running_num_computed_tokens",
             )
         if r.drafts and k == 0:
-            raise SettingsError(f"{prefix}.drafts", "drafts need K (num_speculative_tokens) > 0")
+            raise SettingsError(f"{prefix}.drafts",
+                                N_("drafts need K (num_speculative_tokens) > 0"),
+                                reason="drafts_need_k")
         if r.drafts > k:
-            raise SettingsError(f"{prefix}.drafts", f"cannot exceed K ({k})")
+            raise SettingsError(f"{prefix}.drafts", N_("cannot exceed K (%(k)s)"),
+                                reason="drafts_exceed_k", params={"k": k})
         if r.drafts and not r.is_decode:
             raise SettingsError(
-                f"{prefix}.drafts", "only a decoding request (C = N - 1) carries drafts"
+                f"{prefix}.drafts", N_("only a decoding request (C = N - 1) carries drafts"),
+                reason="drafts_need_decode",
             )
     for r in running[:-1]:
         if not r.is_decode:
             raise SettingsError(
                 f"{r.id}.num_computed_tokens",
-                "only the last running request can still be in prefill: an earlier one would "
-                "have been given its whole prompt before a later one got any budget",
+                N_("only the last running request can still be in prefill: an earlier one "
+                   "would have been given its whole prompt before a later one got any budget"),
+                reason="prefill_not_last",
             )
 
 
@@ -339,6 +369,11 @@ class _Warmup:
     outcomes: dict[int, dict[str, dict[str, Any]]] = field(default_factory=dict)
 
 
+def _per_decode(settings: SimulatorSettings) -> int:
+    """Return the tokens one warm-up decode asks for in a step (1 + K for model drafters)."""
+    return 1 + (settings.num_speculative_tokens if settings.drafts_always_k else 0)
+
+
 def _admission_room(settings: SimulatorSettings, decodes_ahead: int, fillers_ahead: int = 0,
                     filler_tokens: int = 0) -> int:
     """Return how many tokens a request admitted behind ``decodes_ahead`` warm-up decodes gets.
@@ -347,7 +382,7 @@ def _admission_room(settings: SimulatorSettings, decodes_ahead: int, fillers_ahe
     warm-up drafts are switched off) and charges ``n + draft_slots`` to the input budget.
     """
     ds = settings.draft_slots
-    per_decode = 1 + (settings.num_speculative_tokens if settings.drafts_always_k else 0)
+    per_decode = _per_decode(settings)
     token_room = settings.token_budget - decodes_ahead * per_decode - filler_tokens
     input_room = (
         settings.input_budget
@@ -368,33 +403,212 @@ def _split_fillers(total: int, threshold: int) -> list[int]:
     return [base + (1 if i < extra else 0) for i in range(count)]
 
 
+class _Unbuildable(Exception):
+    """Say inside the planner why the prefill's warm-up step cannot be built.
+
+    ``kind`` is ``no_room`` (the budgets leave it fewer than ``wanted`` tokens even without
+    fillers), ``gap`` (no filler total leaves it exactly ``wanted``), ``too_many_fillers`` or
+    ``over_threshold``; ``plan_scenario`` turns it into a ``SettingsError`` saying what to
+    change, found by planning the changed settings.
+    """
+
+    def __init__(self, kind: str, request: str, wanted: int) -> None:
+        super().__init__(kind)
+        self.kind = kind
+        self.request = request
+        self.wanted = wanted
+
+
 def _filler_sizes(
     settings: SimulatorSettings, decodes_ahead: int, wanted: int, rid: str
 ) -> list[int]:
     """Size the fillers so that the request admitted behind them gets exactly ``wanted`` tokens.
 
     Each filler also charges ``draft_slots`` to the input budget, so their count feeds back
-    into the room left; a few rounds settle it.
+    into the room left; a few rounds settle it. Raises ``_Unbuildable`` when they cannot.
     """
+    if _admission_room(settings, decodes_ahead) < wanted:  # fillers only take room away
+        raise _Unbuildable("no_room", rid, wanted)
     total = 0
     for _ in range(2 * MAX_FILLERS):
         sizes = _split_fillers(total, settings.long_prefill_token_threshold)
         if len(sizes) > MAX_FILLERS:
-            break
+            raise _Unbuildable("too_many_fillers", rid, wanted)
         room = _admission_room(settings, decodes_ahead, len(sizes), total)
         if room == wanted:
             return sizes
         total += room - wanted
-        if total < 0:
-            most = _admission_room(settings, decodes_ahead)
-            raise SettingsError(
-                f"{rid}.num_computed_tokens",
-                f"at most {max(most, 0)} tokens are left for it in its warm-up step "
-                "with these budgets",
-            )
-    raise SettingsError(
-        "long_prefill_token_threshold", "the warm-up would need too many filler requests"
-    )
+        if total < 0:  # the fillers' draft slots overshoot: no total lands on ``wanted``
+            raise _Unbuildable("gap", rid, wanted)
+    raise _Unbuildable("gap", rid, wanted)  # the filler count and total do not settle
+
+
+def _needed_budgets(settings: SimulatorSettings, decodes_ahead: int, tokens: int
+                    ) -> tuple[int, int]:
+    """Return the least ``(token_budget, input_budget)`` that leave ``tokens`` for a request
+    admitted behind ``decodes_ahead`` warm-up decodes and no fillers (``_admission_room``)."""
+    ds = settings.draft_slots
+    per_decode = _per_decode(settings)
+    return (tokens + decodes_ahead * per_decode,
+            tokens + decodes_ahead * (per_decode + ds) + ds)
+
+
+# What to raise when a request's warm-up step has too little budget, by the budget(s) short
+# ("both": input_budget is named first, token_budget may not exceed it). Each value is the
+# least that leaves the tokens: needed, though other limits may still stand in the way.
+NO_ROOM_TO_ADMIT: dict[str, str] = {
+    "token_budget": N_("no budget is left to admit request %(request)s behind %(ahead)s "
+                       "decoding request(s): raise token_budget to at least %(token_budget)s"),
+    "input_budget": N_("no budget is left to admit request %(request)s behind %(ahead)s "
+                       "decoding request(s): raise input_budget to at least %(input_budget)s"),
+    "both": N_("no budget is left to admit request %(request)s behind %(ahead)s decoding "
+               "request(s): raise input_budget to at least %(input_budget)s and token_budget "
+               "to at least %(token_budget)s"),
+}
+PREFILL_ROOM: dict[str, str] = {
+    "token_budget": N_("at most %(most)s tokens are left for request %(request)s in its "
+                       "warm-up step with these budgets: raise token_budget to at least "
+                       "%(token_budget)s"),
+    "input_budget": N_("at most %(most)s tokens are left for request %(request)s in its "
+                       "warm-up step with these budgets: raise input_budget to at least "
+                       "%(input_budget)s"),
+    "both": N_("at most %(most)s tokens are left for request %(request)s in its warm-up step "
+               "with these budgets: raise input_budget to at least %(input_budget)s and "
+               "token_budget to at least %(token_budget)s"),
+}
+
+
+def _short_budgets(settings: SimulatorSettings, token_budget: int, input_budget: int) -> str:
+    """Name the budget(s) below the given ones: a key of ``NO_ROOM_TO_ADMIT``."""
+    if input_budget > settings.input_budget:
+        return "both" if token_budget > settings.token_budget else "input_budget"
+    return "token_budget"
+
+
+def _builds(settings: SimulatorSettings) -> bool:
+    """Tell whether the warm-up of ``settings`` can be planned (no ``SettingsError``)."""
+    try:
+        _plan(settings)
+    except (SettingsError, _Unbuildable):
+        return False
+    return True
+
+
+def _computed_that_builds(settings: SimulatorSettings, rid: str,
+                          candidates: list[int]) -> int | None:
+    """Return the first C of request ``rid`` among ``candidates`` whose warm-up plans."""
+    return next((c for c in candidates
+                 if _builds(with_request(settings, rid, num_computed_tokens=c))), None)
+
+
+def _threshold_that_builds(settings: SimulatorSettings) -> int | None:
+    """Return the least higher long_prefill_token_threshold whose warm-up plans, else 0 (off)
+    if that plans, else None. The ledger refuses a threshold above max_model_len."""
+    current = settings.long_prefill_token_threshold
+    highest = min(GLOBAL_LIMITS["long_prefill_token_threshold"][1], settings.max_model_len)
+    candidates: list[int] = [*range(current + 1, highest + 1), 0]
+    for threshold in candidates:
+        if threshold != current and _builds(
+                replace(settings, long_prefill_token_threshold=threshold)):
+            return threshold
+    return None
+
+
+THRESHOLD = "long_prefill_token_threshold"
+
+
+def _unbuildable_error(settings: SimulatorSettings, failure: _Unbuildable) -> SettingsError:
+    """Say what to change so that the prefill's warm-up step can be built.
+
+    A change proposed as "to V" is one ``plan_scenario`` accepts, found by planning the
+    changed settings: C of the request first, the nearest to the one asked for, then the
+    long-prefill threshold. "At least V" (the budgets) is what the tokens asked for need.
+    When no such change is found, the reason is said alone.
+    """
+    rid, wanted, kind = failure.request, failure.wanted, failure.kind
+    computed = f"{rid}.num_computed_tokens"
+    request = next(r for r in settings.requests if r.id == rid)
+    decodes_ahead = sum(1 for r in settings.active() if r.state == "running") - 1
+    params: dict[str, Any] = {"request": rid, "computed": wanted,
+                              "threshold": settings.long_prefill_token_threshold}
+
+    def error(field_name: str, template: str, **more: Any) -> SettingsError:
+        reasons = {"no_room": "prefill_room", "gap": "filler_gap",
+                   "too_many_fillers": "too_many_fillers",
+                   "over_threshold": "prefill_over_threshold"}
+        return SettingsError(field_name, template, reason=reasons[kind],
+                             params={**params, **more})
+
+    if kind == "no_room":
+        most = _admission_room(settings, decodes_ahead)
+        params["most"] = max(most, 0)
+        fix = _computed_that_builds(settings, rid, list(range(min(most, wanted - 1), 0, -1)))
+        if fix is not None:
+            return error(computed, N_("at most %(most)s tokens are left for request "
+                                      "%(request)s in its warm-up step with these budgets: "
+                                      "lower its C to %(fix)s"), fix=fix)
+        token_budget, input_budget = _needed_budgets(settings, decodes_ahead, wanted)
+        if input_budget <= GLOBAL_LIMITS["input_budget"][1]:
+            short = _short_budgets(settings, token_budget, input_budget)
+            return error("input_budget" if short == "both" else short, PREFILL_ROOM[short],
+                         token_budget=token_budget, input_budget=input_budget)
+        return error(computed, N_("at most %(most)s tokens are left for it in its warm-up "
+                                  "step with these budgets"))
+    # A prefill keeps C <= N - 2 (C = N - 1 would make it a decode).
+    nearest = sorted((c for c in range(1, request.num_tokens - 1) if c != wanted),
+                     key=lambda c: (abs(c - wanted), c))
+    if kind == "gap":
+        fix = _computed_that_builds(settings, rid, nearest)
+        if fix is not None:
+            return error(computed, N_("the warm-up cannot build C = %(computed)s for request "
+                                      "%(request)s in one step with these budgets: set its C "
+                                      "to %(fix)s"), fix=fix)
+        threshold = _threshold_that_builds(settings)
+        if threshold:
+            return error(THRESHOLD, N_("the warm-up cannot build C = %(computed)s for request "
+                                       "%(request)s in one step with these budgets: raise "
+                                       "long_prefill_token_threshold to %(fix)s"),
+                         fix=threshold)
+        if threshold == 0:
+            return error(THRESHOLD, N_("the warm-up cannot build C = %(computed)s for request "
+                                       "%(request)s in one step with these budgets: set "
+                                       "long_prefill_token_threshold to 0 (off)"))
+        return error(computed, N_("the warm-up cannot build C = %(computed)s for request "
+                                  "%(request)s in one step with these budgets"))
+    if kind == "too_many_fillers":
+        threshold = _threshold_that_builds(settings)
+        if threshold:
+            return error(THRESHOLD, N_("the warm-up would need too many filler requests: "
+                                       "raise long_prefill_token_threshold to %(fix)s"),
+                         fix=threshold)
+        if threshold == 0:
+            return error(THRESHOLD, N_("the warm-up would need too many filler requests: "
+                                       "set long_prefill_token_threshold to 0 (off)"))
+        fix = _computed_that_builds(settings, rid, nearest)
+        if fix is not None:
+            return error(computed, N_("the warm-up would need too many filler requests to "
+                                      "build C = %(computed)s for request %(request)s: set "
+                                      "its C to %(fix)s"), fix=fix)
+        return error(THRESHOLD, N_("the warm-up would need too many filler requests"))
+    # over_threshold: C is built in the one warm-up step whose prefill the threshold caps.
+    fix = _computed_that_builds(settings, rid, list(range(wanted - 1, 0, -1)))
+    if fix is not None:
+        return error(computed, N_("is built in one warm-up step, so it cannot exceed the "
+                                  "threshold (%(threshold)s): lower C of request %(request)s "
+                                  "to %(fix)s"), fix=fix)
+    threshold = _threshold_that_builds(settings)
+    if threshold:
+        return error(THRESHOLD, N_("C of request %(request)s (%(computed)s) is built in one "
+                                   "warm-up step, so it cannot exceed the threshold "
+                                   "(%(threshold)s): raise long_prefill_token_threshold to "
+                                   "%(fix)s"), fix=threshold)
+    if threshold == 0:
+        return error(THRESHOLD, N_("C of request %(request)s (%(computed)s) is built in one "
+                                   "warm-up step, so it cannot exceed the threshold "
+                                   "(%(threshold)s): set long_prefill_token_threshold to 0 "
+                                   "(off)"))
+    return error(computed, N_("is built in one warm-up step, so it cannot exceed the "
+                              "threshold (%(threshold)s)"))
 
 
 def plan_scenario(settings: SimulatorSettings) -> ScenarioPlan:
@@ -402,8 +616,17 @@ def plan_scenario(settings: SimulatorSettings) -> ScenarioPlan:
 
     Raises ``SettingsError`` when the budgets leave no warm-up that could build the state, e.g.
     a prompt too long to prefill in one warm-up step or a decoding request too short to have been
-    running since the requests listed after it arrived.
+    running since the requests listed after it arrived. The error names the input to change
+    and says how (``raise token_budget to at least 9``, ``lower its C to 7``): a change it
+    proposes without "at least" is one this planner accepts.
     """
+    try:
+        return _plan(settings)
+    except _Unbuildable as failure:
+        raise _unbuildable_error(settings, failure) from None
+
+
+def _plan(settings: SimulatorSettings) -> ScenarioPlan:
     validate(settings)
     active = settings.active()
     running = [r for r in active if r.state == "running"]
@@ -422,21 +645,37 @@ def plan_scenario(settings: SimulatorSettings) -> ScenarioPlan:
         room = _admission_room(settings, decodes_ahead=i)
         if thr > 0 and i > 0:
             room = min(room, thr)
-        if room < 1:
+        if room < 1:  # the thresholded room is at least 1: the budgets are short
+            token_budget, input_budget = _needed_budgets(settings, i, 1)
+            short = _short_budgets(settings, token_budget, input_budget)
             raise SettingsError(
-                f"{r.id}.state",
-                f"no budget is left to admit it behind {i} decoding request(s): raise the budgets",
+                "input_budget" if short == "both" else short, NO_ROOM_TO_ADMIT[short],
+                reason="no_room_to_admit",
+                params={"request": r.id, "ahead": i, "token_budget": token_budget,
+                        "input_budget": input_budget},
             )
         later = distances[i + 1] + 1 if i + 1 < len(decodes) else floor_d
         distances[i] = max(later, r.num_tokens - room)
         if distances[i] > r.num_tokens - 1:
             if later > r.num_tokens - 1:
+                params = {"needed": later + 1, "steps": later}
+                if later + 1 < settings.max_model_len:
+                    raise SettingsError(
+                        f"{r.id}.num_tokens",
+                        N_("must be at least %(needed)s: it has to have been decoding for "
+                           "%(steps)s warm-up steps while the requests after it arrived"),
+                        reason="decode_too_short", params=params,
+                    )
                 raise SettingsError(
                     f"{r.id}.num_tokens",
-                    f"must be at least {later + 1}: it has to have been decoding for {later} "
-                    "warm-up steps while the requests after it arrived",
+                    N_("must be at least %(needed)s: it has to have been decoding for "
+                       "%(steps)s warm-up steps while the requests after it arrived (raise "
+                       "max_model_len above %(needed)s first)"),
+                    reason="decode_too_short", params=params,
                 )
-            raise SettingsError(f"{r.id}.num_tokens", "too long for the warm-up")
+            # Not reached: room >= 1 keeps N - room <= N - 1, and later <= N - 1 here.
+            raise SettingsError(f"{r.id}.num_tokens", N_("too long for the warm-up"),
+                                reason="too_long_for_warmup")
     target = distances[0] if decodes else (1 if prefill else 0)
     steps_after = settings.steps_after
     # Enough output room that nothing stops on max_tokens inside the steps shown.
@@ -460,13 +699,15 @@ def plan_scenario(settings: SimulatorSettings) -> ScenarioPlan:
         wanted = prefill.num_computed_tokens
         sizes = _filler_sizes(settings, len(decodes), wanted, prefill.id)
         if thr > 0 and wanted > thr and (decodes or sizes):
+            raise _Unbuildable("over_threshold", prefill.id, wanted)
+        if sizes and max(sizes) >= settings.max_model_len:
             raise SettingsError(
-                f"{prefill.id}.num_computed_tokens",
-                f"is built in one warm-up step, so it cannot exceed the threshold ({thr})",
+                "max_model_len",
+                N_("too small for the warm-up's filler prompts: raise max_model_len to at "
+                   "least %(needed)s"),
+                reason="filler_too_long", params={"needed": max(sizes) + 1},
             )
         for j, size in enumerate(sizes, start=1):
-            if size >= settings.max_model_len:
-                raise SettingsError("max_model_len", "too small for the warm-up's filler prompts")
             fid = f"f{j}"
             fillers.append(fid)
             warm.arrivals.append(_Arrival(fid, size, 1, step))

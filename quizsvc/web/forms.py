@@ -14,20 +14,27 @@ from typing import Any
 
 from werkzeug.datastructures import MultiDict
 
+from quizsvc.errors import N_, filled
+
 FieldSource = MultiDict[str, str]  # what a posted form offers (``request.form``)
 
 
 class FormError(ValueError):
-    """Report a form field that cannot be turned into an answer, naming the field, with a
-    stable ``code`` and ``params`` for the page's catalog."""
+    """Report a form field that cannot be turned into an answer, naming the field.
 
-    def __init__(self, field_name: str, reason: str, code: str = "unreadable_answer",
+    ``template`` is one English sentence marked ``N_`` where it is raised and ``params``
+    fills its ``%(name)s`` holes (``message`` is the filled sentence, ``str(error)``
+    ``"field: message"``); ``reason`` is a stable word for the page's catalog.
+    """
+
+    def __init__(self, field_name: str, template: str, *, reason: str,
                  params: dict[str, Any] | None = None) -> None:
-        super().__init__(f"{field_name}: {reason}")
         self.field = field_name
+        self.template = template
         self.reason = reason
-        self.code = code
         self.params = dict(params or {})
+        self.message = filled(template, self.params)
+        super().__init__(f"{field_name}: {self.message}")
 
 
 def vector_field(index: int) -> str:
@@ -89,6 +96,17 @@ def number_or_text(raw: Any) -> int | str:
     return text
 
 
+def decimal_or_text(raw: Any) -> float | str:
+    """Return a typed decimal number ("0.85", "０.８５") as a float, else the text as typed,
+    for the use case to refuse by name."""
+    text = normalized(raw)
+    try:
+        value = float(text)
+    except ValueError:
+        return text
+    return value if value == value and abs(value) != float("inf") else text
+
+
 def order_from_positions(option_ids: Sequence[str], form: FieldSource) -> list[str]:
     """Turn one position per option (1 = first) into the option ids in that order."""
     positions: dict[str, int] = {}
@@ -96,9 +114,10 @@ def order_from_positions(option_ids: Sequence[str], form: FieldSource) -> list[s
         raw = normalized(form.get(position_field(option_id), ""))
         if not raw.isdigit() or not 1 <= int(raw) <= len(option_ids):
             raise FormError(position_field(option_id),
-                            f"choose a position from 1 to {len(option_ids)}", "position_range",
-                            {"max": len(option_ids)})
+                            N_("choose a position from 1 to %(max)s"), reason="position_range",
+                            params={"max": len(option_ids)})
         positions[option_id] = int(raw)
     if len(set(positions.values())) != len(positions):
-        raise FormError("answer", "give every item a different position", "position_twice")
+        raise FormError("answer", N_("give every item a different position"),
+                        reason="position_twice")
     return sorted(positions, key=positions.__getitem__)

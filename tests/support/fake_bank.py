@@ -142,7 +142,8 @@ class FakeBank:
                 raw_answer = grading.parse_vector(raw_answer, 2)
             except grading.ParseError as error:
                 return Grade(correct=False, score=0.0, parse_error=str(error),
-                             parse_reason=error.reason, parse_params=error.params)
+                             parse_template=error.template, parse_reason=error.reason,
+                             parse_params=error.params)
             per = tuple(a == b for a, b in zip(raw_answer, variant.answer, strict=True))
             hit = next((m for m in variant.misconceptions if m.answer == raw_answer), None)
             return Grade(correct=all(per), score=sum(per) / len(per), per_element=per,

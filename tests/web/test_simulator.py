@@ -132,7 +132,7 @@ def test_unusable_settings_name_the_field_and_the_reason(form: dict, field: str,
     with pytest.raises(SettingsError) as caught:
         sim.plan_scenario(sim.parse_settings(form))
     assert caught.value.field == field
-    assert reason in caught.value.reason
+    assert reason in caught.value.message
 
 
 def test_a_prefill_larger_than_one_warm_up_step_can_give_is_refused() -> None:
@@ -140,7 +140,7 @@ def test_a_prefill_larger_than_one_warm_up_step_can_give_is_refused() -> None:
     with pytest.raises(SettingsError) as caught:
         sim.plan_scenario(sim.parse_settings(form))
     assert caught.value.field == "B.num_computed_tokens"
-    assert "at most 7 tokens" in caught.value.reason
+    assert "at most 7 tokens" in caught.value.message
 
 
 def test_settings_round_trip_through_the_query_string() -> None:

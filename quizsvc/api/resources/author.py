@@ -15,7 +15,7 @@ from flask.views import MethodView
 from flask_limiter.util import get_remote_address
 
 from quizsvc.api.blueprint import ApiBlueprint
-from quizsvc.errors import NotFound, Unauthorized
+from quizsvc.errors import N_, NotFound, Unauthorized
 from quizsvc.extensions import runtime
 from quizsvc.http.arguments import PreviewQuerySchema
 from quizsvc.http.limits import author_limit, limiter
@@ -34,12 +34,12 @@ def require_author(view: Callable[..., Any]) -> Callable[..., Any]:
     def guarded(*args: Any, **kwargs: Any) -> Any:
         token = current_app.config.get("AUTHOR_TOKEN")
         if not token:
-            raise NotFound("Author views are not enabled.", reason="author_disabled")
+            raise NotFound(N_("Author views are not enabled."), reason="author_disabled")
         given = request.headers.get("Authorization", "")
         scheme, _, value = given.partition(" ")
         if scheme.lower() != "bearer" or not hmac.compare_digest(
                 value.encode("utf-8", "surrogateescape"), token.encode()):
-            raise Unauthorized("This view needs the author token.",
+            raise Unauthorized(N_("This view needs the author token."),
                                {"headers": {"Authorization": ["Bearer <author token>"]}},
                                reason="author_token")
         return view(*args, **kwargs)
