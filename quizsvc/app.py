@@ -36,7 +36,7 @@ from quizsvc.config import (
     from_environment,
     instance_secret_key,
 )
-from quizsvc.http import browser, headers, inputs, limits
+from quizsvc.http import browser, headers, inputs, language, limits
 from quizsvc.http.errors import register_error_handlers
 from quizsvc.store import migrate
 from quizsvc.store.database import Database
@@ -79,6 +79,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     browser.init_app(app)
     headers.init_app(app)
     limits.init_app(app)
+    language.init_app(app)
 
     api = Api(app, spec_kwargs={"info": {"description": (
         "Closed-book quizzes and spaced repetition on vLLM 0.33.0's V1 scheduler ledger. "

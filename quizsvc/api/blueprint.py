@@ -18,10 +18,13 @@ class ErrorEnvelopeSchema(ma.Schema):
     code = ma.fields.String(metadata={"description": "machine word, e.g. validation_error"})
     status = ma.fields.Integer(metadata={"description": "HTTP status"})
     reason = ma.fields.String(metadata={
-        "description": "stable word for why, e.g. already_answered (pages translate it)"})
+        "description": "stable word for why, e.g. already_answered"})
     message = ma.fields.String(metadata={"description": "one English sentence"})
     errors = ma.fields.Dict(metadata={
         "description": "field detail: {location: {field: [reason, ...]}}"})
+    said = ma.fields.Dict(metadata={
+        "description": "message and errors again in the request's Accept-Language (zh or en), "
+                       "present only when it names one"})
 
 
 # The security schemes the OpenAPI document names, so that a generated client knows what to send.

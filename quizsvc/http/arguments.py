@@ -173,11 +173,11 @@ class DesiredRetentionSchema(StrictSchema):
 
 
 class DesiredRetentionFormSchema(DesiredRetentionSchema):
-    """The progress page's retention form: the value arrives as text, and the use case
-    checks its range (``scheduling.check_retention``) with the reason the page shows."""
+    """The progress page's retention form: the value arrives as text; the page reads it as
+    a number (``web.forms.decimal_or_text``) and the use case checks it, with the reason
+    the page shows (``scheduling.check_retention``)."""
 
-    desired_retention = fields.Float(required=True, allow_nan=False, error_messages={
-        "invalid": "desired retention must be a number, got {input!r}"})
+    desired_retention = fields.String(required=True)  # type: ignore[assignment]
 
 
 class SimulateQuerySchema(StrictSchema):

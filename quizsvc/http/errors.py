@@ -3,11 +3,14 @@
 ``code`` is a stable machine word (``validation_error``, ``not_found``, ...), ``status`` the
 HTTP status, ``reason`` the domain's stable word for why (``quizsvc.errors``), ``message`` one
 English sentence and ``errors`` the field detail, shaped like webargs'
-``{location: {field: [reason, ...]}}`` (``errors.json.answer``). This is the one module that
-decides the HTTP status of a domain exception, so that nothing a client sends can surface as
-a 500 with internals in it. When the database cannot be reached (or a SQLite writer waits too
-long) the answer is 503 with ``Retry-After``, never a 500 (an answer sent with its
-Idempotency-Key is safe to send again).
+``{location: {field: [reason, ...]}}`` (``errors.json.answer``). When the request's
+``Accept-Language`` names zh or en, ``said`` repeats ``message`` and ``errors`` in it, through
+the interface catalog (``quizsvc.http.language``); the pages' scripts show that.
+
+This is the one module that decides the HTTP status of a domain exception, so that nothing a
+client sends can surface as a 500 with internals in it. When the database cannot be reached
+(or a SQLite writer waits too long) the answer is 503 with ``Retry-After``, never a 500 (an
+answer sent with its Idempotency-Key is safe to send again).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from sqlalchemy import exc as sa_exc
 from werkzeug.exceptions import HTTPException
 
 from quizsvc import errors
+from quizsvc.http.language import accepted_lang, message_in
 
 log = logging.getLogger(__name__)
 
@@ -64,27 +68,59 @@ def status_of(error: errors.ServiceError) -> int:
 
 
 def envelope(status: int, code: str, message: str, errors_: dict[str, Any] | None = None,
-             reason: str | None = None) -> dict[str, Any]:
+             reason: str | None = None, said: dict[str, Any] | None = None) -> dict[str, Any]:
     """Build the error body every failing response carries."""
-    return {"code": code, "status": status, "reason": reason or code, "message": message,
+    body = {"code": code, "status": status, "reason": reason or code, "message": message,
             "errors": errors_ or {}}
+    if said is not None:
+        body["said"] = said
+    return body
 
 
 def error_response(status: int, code: str, message: str,
-                   errors_: dict[str, Any] | None = None, reason: str | None = None
-                   ) -> Response:
+                   errors_: dict[str, Any] | None = None, reason: str | None = None,
+                   said: dict[str, Any] | None = None) -> Response:
     """Return a JSON response carrying the envelope."""
-    response = jsonify(envelope(status, code, message, errors_, reason))
+    response = jsonify(envelope(status, code, message, errors_, reason, said))
     response.status_code = status
     if status == 503:
         response.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
     return response
 
 
+def said_of(error: errors.ServiceError) -> dict[str, Any] | None:
+    """Say a domain refusal in the language the request accepts (``None`` if it names none)."""
+    lang = accepted_lang()
+    if lang is None:
+        return None
+    detail = message_in(lang, error.template, error.params)
+    if isinstance(error, errors.Invalid):
+        return {"message": f"{error.field}: {detail}",
+                "errors": {error.location: {error.field: [detail]}}}
+    return {"message": detail, "errors": {}}
+
+
+def said_fields(field_errors: dict[str, Any]) -> dict[str, Any] | None:
+    """Say schema field errors (marshmallow's fixed sentences) in the accepted language."""
+    lang = accepted_lang()
+    if lang is None:
+        return None
+
+    def say(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {key: say(item) for key, item in value.items()}
+        if isinstance(value, list | tuple):
+            return [say(item) for item in value]
+        return message_in(lang, value) if isinstance(value, str) else value
+
+    said = say(field_errors)
+    return {"message": summarise(said), "errors": said}
+
+
 def handle_service_error(error: errors.ServiceError) -> Response:
     """Turn a domain exception into its envelope (with Retry-After when it says when)."""
     response = error_response(status_of(error), error.code, error.message, error.errors,
-                              error.reason)
+                              error.reason, said_of(error))
     if "retry_after" in error.params:
         response.headers["Retry-After"] = str(error.params["retry_after"])
     return response
@@ -130,10 +166,12 @@ def handle_http_exception(error: HTTPException) -> Response:
     data = getattr(error, "data", None) or {}
     field_errors = data.get("messages") or data.get("errors") or {}
     message = data.get("message") or error.description or error.name
+    said = None
     if status == 422 and field_errors:
         message = "The request is invalid: " + summarise(field_errors)
+        said = said_fields(field_errors)
     response = error_response(status, HTTP_CODES.get(status, "http_error"), message,
-                              field_errors)
+                              field_errors, said=said)
     for name, value in (data.get("headers") or {}).items():
         response.headers[name] = value
     if status == 405 and hasattr(error, "valid_methods") and error.valid_methods:

@@ -35,7 +35,7 @@ MIN_RETENTION = 0.70
 MAX_RETENTION = 0.97
 
 
-def check_retention(value: float) -> float:
+def check_retention(value: object) -> float:
     """Return ``value`` if it is a desired retention the service accepts (0.70-0.97)."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise ValueError(f"desired retention must be a number, got {value!r}")

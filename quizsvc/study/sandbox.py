@@ -158,7 +158,7 @@ class SimulatorRun:
 
     plan: simulator.ScenarioPlan
     trace: dict[str, Any]
-    mismatches: list[str]
+    mismatches: list[simulator.Mismatch]
     example: WorkedExample | None = None
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from quizsvc.errors import Invalid
+from quizsvc.errors import N_, Invalid
 from quizsvc.review import scheduling
 from quizsvc.store import answers, scheduler_settings
 from quizsvc.store.scheduler_settings import FitRecord
@@ -65,14 +65,21 @@ def scheduling_view(ctx: Context, rescheduled_cards: int | None = None) -> Sched
     return view
 
 
-def set_desired_retention(ctx: Context, value: float) -> SchedulingView:
-    """Set the learner's desired retention and reschedule their cards by it."""
+def set_desired_retention(ctx: Context, value: float | str) -> SchedulingView:
+    """Set the learner's desired retention and reschedule their cards by it (a value that is
+    not a number, as a form may send it, is refused by name)."""
     try:
         retention = scheduling.check_retention(value)
-    except ValueError as error:
-        raise Invalid("desired_retention", str(error), reason="range",
-                      params={"min": scheduling.MIN_RETENTION,
-                              "max": scheduling.MAX_RETENTION}) from None
+    except ValueError:  # check_retention's two refusals, said here as templates
+        params = {"min": scheduling.MIN_RETENTION, "max": scheduling.MAX_RETENTION,
+                  "value": repr(value)}
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise Invalid("desired_retention",
+                          N_("desired retention must be a number, got %(value)s"),
+                          reason="not_a_number", params=params) from None
+        raise Invalid("desired_retention",
+                      N_("desired retention must be between %(min).2f and %(max).2f, "
+                         "got %(value)s"), reason="range", params=params) from None
     answers.lock_learner(ctx.db, ctx.learner_id)
     scheduler_settings.put_retention(ctx.db, ctx.learner_id, retention, ctx.now)
     moved = fsrs_tuning.reschedule_learner(ctx.db, ctx.learner_id)

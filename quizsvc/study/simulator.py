@@ -769,24 +769,32 @@ def _describe(settings: SimulatorSettings, target: int, fillers: list[str]) -> s
     return " ".join(parts)
 
 
-def reached_mismatches(trace: Mapping[str, Any], plan: ScenarioPlan) -> list[str]:
-    """List every way the target step's real state differs from what the learner asked for.
+# One way the target step differs from the settings: an N_ template and its params.
+Mismatch = tuple[str, dict[str, Any]]
+
+
+def reached_mismatches(trace: Mapping[str, Any], plan: ScenarioPlan) -> list[Mismatch]:
+    """List every way the target step's real state differs from what the learner asked for,
+    each as a template and its params for the page to say in its language.
 
     Only meaningful for synchronous scheduling: under async scheduling C already counts the
     step in flight, so the page explains the difference instead of calling it a mismatch.
     """
     step = next((s for s in trace.get("steps", []) if s.get("step") == plan.target_step), None)
     if step is None:
-        return [f"the trace has no step {plan.target_step}"]
-    problems = []
+        return [(N_("the trace has no step %(step)s"), {"step": plan.target_step})]
+    problems: list[Mismatch] = []
     for rid, want in plan.expected.items():
         got = step.get("requests", {}).get(rid, {}).get("before_schedule")
         if got is None:
-            problems.append(f"{rid} is not alive at step {plan.target_step}")
+            problems.append((N_("%(request)s is not alive at the target step"),
+                             {"request": rid}))
             continue
         for key, value in want.items():
             if got.get(key) != value:
-                problems.append(f"{rid}.{key} is {got.get(key)}, not {value}")
+                problems.append((N_("%(request)s.%(key)s is %(got)s, not %(want)s"),
+                                 {"request": rid, "key": key, "got": got.get(key),
+                                  "want": value}))
     return problems
 
 

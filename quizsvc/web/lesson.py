@@ -12,8 +12,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from flask_babel import gettext
+
 from quizsvc.web.markup import Block, render_blocks
-from quizsvc.web.text import say
 
 # The opening page's two worked examples (by heading, zh and en), reproduced by the
 # simulator's presets; the teaching sections' examples carry their own simulator links.
@@ -57,7 +58,7 @@ def lesson_parts(markdown: str, sections: Sequence[Any], lang: str, title: str
         else:
             raw[-1][1].append(block)
     placed: set[str] = set()
-    simulator_heading = _normal(say("sim_title", lang))
+    simulator_heading = _normal(gettext('Change the variables, check your intuition'))
     parts: list[LessonPart] = []
     for heading, blocks in raw:
         if heading is None and not blocks:

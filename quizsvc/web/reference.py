@@ -17,13 +17,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from flask import Blueprint, render_template, url_for
+from flask_babel import gettext
 from markupsafe import Markup
 
 from quizsvc.http.context import current_context
+from quizsvc.http.language import current_lang
 from quizsvc.study import lessons as reading
 from quizsvc.web import views
 from quizsvc.web.markup import render_markdown
-from quizsvc.web.text import say
 
 bp = Blueprint("lesson_pages", __name__, template_folder="templates")
 bp.after_request(views.remember_lang)
@@ -35,11 +36,12 @@ def markdown_filter(source: Any) -> Markup:
 
 
 @bp.app_template_global("lesson_pages")
-def lesson_pages(lesson_id: str, lang: str) -> list[tuple[str, str]]:
+def lesson_pages(lesson_id: str) -> list[tuple[str, str]]:
     """Return (title, address) of a lesson's reference pages, for the lesson page's links."""
     return [
-        (say("ref_reference", lang), url_for("lesson_pages.reference", lesson_id=lesson_id)),
-        (say("ref_glossary", lang), url_for("lesson_pages.glossary", lesson_id=lesson_id)),
+        (gettext("Quick reference: shapes and formulas"),
+         url_for("lesson_pages.reference", lesson_id=lesson_id)),
+        (gettext("Glossary"), url_for("lesson_pages.glossary", lesson_id=lesson_id)),
     ]
 
 
@@ -50,7 +52,7 @@ def reference(lesson_id: str) -> str:
     gate = reading.closed_book(ctx, lesson_id)
     if gate.open:
         return views.open_book_page(lesson_id, gate, "reference")
-    lang = views.current_lang()
+    lang = current_lang()
     text, source = reading.read_reference(ctx, lesson_id, lang)
     return render_template(
         "reference.html", reading=text, body=render_markdown(drop_title(source)))
@@ -97,7 +99,7 @@ def glossary(lesson_id: str) -> str:
     gate = reading.closed_book(ctx, lesson_id)
     if gate.open:
         return views.open_book_page(lesson_id, gate, "glossary")
-    lang = views.current_lang()
+    lang = current_lang()
     text, entries = reading.read_glossary(ctx, lesson_id, lang)
     return render_template(
         "glossary.html", reading=text, terms=term_views(lesson_id, entries))

@@ -61,7 +61,8 @@ class RequestRow:
 class StepView:
     """One engine step as the page shows it: its kind, totals and a row per request."""
 
-    step: int
+    step: int  # the engine's step number: it moves with the length of the warm-up
+    offset: int  # the step relative to the target step: the stable name, T-2 .. T .. T+2
     kind: str  # "warm-up", "target" or "after"
     total_scheduled: int
     token_budget: int
@@ -130,6 +131,7 @@ def step_views(trace: Mapping[str, Any], plan: ScenarioPlan) -> list[StepView]:
         views.append(
             StepView(
                 step=number,
+                offset=number - plan.target_step,
                 kind=kind,
                 total_scheduled=int(schedule.get("total_num_scheduled_tokens", 0)),
                 token_budget=token_budget,
@@ -139,6 +141,17 @@ def step_views(trace: Mapping[str, Any], plan: ScenarioPlan) -> list[StepView]:
             )
         )
     return views
+
+
+def step_name(offset: int) -> str:
+    """Name a step by where it stands to the target step: ``T``, ``T+1``, ``T−2``."""
+    return "T" if offset == 0 else f"T+{offset}" if offset > 0 else f"T\u2212{-offset}"
+
+
+def negative_gaps(views: list[StepView]) -> bool:
+    """Tell whether some request ends a step with C above N (N − C < 0), which only async
+    scheduling does: C already counts the positions of the step still in flight."""
+    return any(row.gap_after < 0 for view in views for row in view.rows)
 
 
 def _count(value: Any) -> int:

@@ -16,6 +16,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
 from flask import Blueprint, Response, g, redirect, render_template, request, url_for
+from flask_babel import gettext
 from werkzeug.exceptions import NotFound as HTTPNotFound
 from werkzeug.wrappers import Response as BaseResponse
 
@@ -34,6 +35,7 @@ from quizsvc.http.arguments import (
 )
 from quizsvc.http.context import current_context
 from quizsvc.http.errors import handle_http_exception, status_of
+from quizsvc.http.language import LANG_COOKIE, LANGS, current_lang, interval_text, message
 from quizsvc.http.limits import link_redeem_limit, sandbox_limit, sandbox_spending
 from quizsvc.http.parsing import FormInvalid, form_parser
 from quizsvc.review import calibration
@@ -52,11 +54,16 @@ from quizsvc.study import (
 )
 from quizsvc.study import lessons as reading
 from quizsvc.study import simulator as plans
+from quizsvc.web import labels
 from quizsvc.web import simulator as sim
-from quizsvc.web.forms import FormError, answer_from_form, position_field, vector_field
+from quizsvc.web.forms import (
+    FormError,
+    answer_from_form,
+    decimal_or_text,
+    position_field,
+    vector_field,
+)
 from quizsvc.web.lesson import lesson_parts, source_anchors
-from quizsvc.web.reasons import REASONS_ZH, reason_in
-from quizsvc.web.text import LANGS, UI, field_label, interval_text, pick_lang, say
 
 bp = Blueprint(
     "web",
@@ -66,15 +73,9 @@ bp = Blueprint(
     static_url_path="/assets",
 )
 
-LANG_COOKIE = "lang"
 # Blueprints whose pages share this chrome (language, navigation): these views and the
 # lesson's reference pages (quizsvc.web.reference).
 PAGE_BLUEPRINTS = frozenset({"web", "lesson_pages"})
-
-
-def current_lang() -> str:
-    """Return the page language: ``?lang=`` first, then the ``lang`` cookie, then Chinese."""
-    return pick_lang(request.args.get("lang") or request.cookies.get(LANG_COOKIE))
 
 
 @bp.after_request
@@ -101,31 +102,18 @@ def url_with(**changes: str | None) -> str:
 
 @bp.app_context_processor
 def page_globals() -> dict[str, Any]:
-    """Give every template its language, the text helper and the navigation."""
+    """Give every template its language, the vocabularies and the navigation."""
     if request.blueprint not in PAGE_BLUEPRINTS and not g.get("page_error"):
         return {}
     lang = current_lang()
     other = "en" if lang == "zh" else "zh"
     return {
         "lang": lang,
-        "t": lambda key: say(key, lang),
+        "labels": labels,
         "lang_switch_url": url_with(lang=other),
         "other_lang": other,
-        "nav": NAV,
-        "reason_table": REASONS_ZH if lang == "zh" else (),
+        "nav": labels.NAV,
     }
-
-
-NAV: tuple[tuple[str, str], ...] = (
-    ("web.home", "home"),
-    ("web.lessons", "lesson"),
-    ("web.quiz", "quiz"),
-    ("web.review", "review"),
-    ("web.flashcards", "flashcards"),
-    ("web.simulator", "simulator"),
-    ("web.progress_page", "progress"),
-    ("web.link", "link"),
-)
 
 
 def see_other(endpoint: str, anchor: str | None = None, **values: Any) -> BaseResponse:
@@ -170,24 +158,26 @@ def text_filter(value: Any) -> str:
     return text_in(value, current_lang())
 
 
-@bp.app_template_filter("reason")
-def reason_filter(value: Any) -> str:
-    """Render a service or form reason in the page's language (see ``web/reasons.py``)."""
-    return reason_in(str(value), current_lang())
+def said(error: ServiceError | FormInvalid) -> tuple[str, str]:
+    """Return a refusal as the page says it: the field it names ("" for none) and why, in
+    the page's language. A service error is said from its template; a form the schema
+    refused from marshmallow's messages, each looked up in the catalog."""
+    if isinstance(error, FormInvalid):
+        field, reasons = next(iter(error.messages.items()))
+        return field, "; ".join(message(str(reason)) for reason in reasons)
+    return getattr(error, "field", ""), message(error.template, error.params)
 
 
 @bp.errorhandler(ServiceError)
 def service_error(error: ServiceError) -> tuple[str, int]:
     """Show a service refusal (not found, conflict, CSRF...) as a page, with its status."""
-    return render_template("error.html", error=error), status_of(error)
+    return render_template("error.html", refusal=said(error)), status_of(error)
 
 
 @bp.errorhandler(FormInvalid)
 def form_invalid(error: FormInvalid) -> tuple[str, int]:
     """Show a form the schema refused (a hand-made post: the pages' forms send valid fields)."""
-    field, reasons = next(iter(error.messages.items()))
-    refused = Invalid(field, "; ".join(reasons), location="form")
-    return render_template("error.html", error=refused), 422
+    return render_template("error.html", refusal=said(error)), 422
 
 
 # Paths that are the JSON API's (or the probes'): an unknown one answers in the envelope.
@@ -293,12 +283,12 @@ def self_assess(lesson_id: str) -> BaseResponse:
 # ---------------------------------------------------------------- studying
 
 
-def start_page(mode: str, intro: str, title: str) -> str:
+def start_page(mode: str) -> str:
     """Show the form that starts a quiz, review or flashcard session, with due counts."""
     ctx = current_context()
     lessons_found = reading.list_lessons(ctx)
     due = sessions.start_counts(ctx, mode)  # of the kinds this mode serves
-    return render_template("start.html", mode=mode, intro=intro, title=title,
+    return render_template("start.html", mode=mode,
                            lessons=lessons_found, due=due,
                            max_size=ctx.limits.max_session_size)
 
@@ -306,19 +296,19 @@ def start_page(mode: str, intro: str, title: str) -> str:
 @bp.get("/quiz")
 def quiz() -> str:
     """Start a closed-book quiz."""
-    return start_page("quiz", "quiz_intro", "quiz")
+    return start_page("quiz")
 
 
 @bp.get("/review")
 def review() -> str:
     """Start a spaced-repetition review (due first, then new)."""
-    return start_page("review", "review_intro", "review")
+    return start_page("review")
 
 
 @bp.get("/flashcards")
 def flashcards() -> str:
     """Start a flashcard review (only flashcards, due first): front, reveal, four ratings."""
-    return start_page("flashcards", "flashcards_intro", "flashcards")
+    return start_page("flashcards")
 
 
 @bp.post("/study")
@@ -345,34 +335,32 @@ class AnswerProblem:
     message: str
 
 
-def answer_problem(served: Any, field: str, detail: str, reason: str | None,
+def answer_problem(served: Any, field: str, template: str, reason: str | None,
                    params: dict[str, Any] | None) -> AnswerProblem:
     """Place a refused answer's reason under the box it concerns.
 
     A vector's element (``params["element"]``) is its box; an order question's position
-    field its select; anything else the answer as a whole (its first box). The reason comes
-    from the catalog by its stable word when there is an entry, else it is the service's
-    sentence rendered in the page's language.
+    field its select; anything else the answer as a whole (its first box). The page says
+    the reason in the learner's words when ``labels.ANSWER_REASONS`` has its stable word,
+    else the service's own template, both through the catalog.
     """
-    lang = current_lang()
     params = params or {}
-    labels = list(served.input.labels)
+    boxes = list(served.input.labels)
     element = params.get("element")
     if served.input.type == "vector" and isinstance(element, int) and 1 <= element <= len(
-            labels or range(served.input.length or 0)):
+            boxes or range(served.input.length or 0)):
         box = vector_field(element - 1)
-        label = labels[element - 1] if labels else str(element)
+        label = boxes[element - 1] if boxes else str(element)
     elif field.startswith("position."):
         box = field
         option = next((o for o in served.input.options if position_field(o.id) == field), None)
-        label = text_in(option.text, lang) if option else field
+        label = text_in(option.text, current_lang()) if option else field
     else:
         box = "answer"
-        label = say("your_answer", lang)
-    key = f"reason_{reason}"
-    message = (say(key, lang).format(**params) if key in UI and reason
-               else reason_in(detail, lang))
-    return AnswerProblem(box, label, message)
+        label = gettext("Your answer")
+    words = labels.ANSWER_REASONS.get(reason or "")
+    said_here = str(words) % params if words is not None else message(template, params)
+    return AnswerProblem(box, label, said_here)
 
 
 def question_page(item: Any, values: dict[str, Any] | None = None,
@@ -432,10 +420,11 @@ def answer(session_id: str) -> BaseResponse | tuple[str, int]:
                                  request.form)
         result = answering.submit(ctx, form["variant_id"], given, form["idempotency_key"])
     except FormError as error:
-        problem = answer_problem(served, error.field, error.reason, error.code, error.params)
+        problem = answer_problem(served, error.field, error.template, error.reason,
+                                 error.params)
         return question_page(item, values, problem, 422)
     except Invalid as error:
-        problem = answer_problem(served, error.field, error.detail, error.reason,
+        problem = answer_problem(served, error.field, error.template, error.reason,
                                  error.params)
         return question_page(item, values, problem, 422)
     return see_other("web.attempt", session_id=session_id, attempt_id=result.id)
@@ -450,8 +439,7 @@ def attempt_page(session_id: str, attempt_id: int, error: tuple[str, str] | None
     intervals = reviews.rating_intervals(ctx, attempt_id) if result.rating_choices else {}
     return render_template(
         "attempt.html", result=result, served=served, session_id=session_id, error=error,
-        intervals={name: interval_text(delta, current_lang())
-                   for name, delta in intervals.items()},
+        intervals={name: interval_text(delta) for name, delta in intervals.items()},
         lesson_url=lesson_url(result.reveal.lesson_link) if result.reveal else None,
         answer_text=answer_text, compare_rows=compare_rows,
     ), status
@@ -469,11 +457,8 @@ def explain(session_id: str, attempt_id: int) -> BaseResponse | tuple[str, int]:
     try:
         form = parse_form(ExplanationSchema())
         answering.explain_attempt(current_context(), attempt_id, form["explanation"])
-    except FormInvalid as error:
-        field, reasons = next(iter(error.messages.items()))
-        return attempt_page(session_id, attempt_id, (field, "; ".join(reasons)), 422)
-    except Invalid as error:
-        return attempt_page(session_id, attempt_id, (error.field, error.detail), 422)
+    except (FormInvalid, Invalid) as error:
+        return attempt_page(session_id, attempt_id, said(error), 422)
     return see_other("web.attempt", session_id=session_id, attempt_id=attempt_id,
                      anchor="reveal")
 
@@ -504,7 +489,7 @@ def compare_rows(yours: Any, real: Any, served: Any) -> list[tuple[str, Any, Any
     if served is None or served.input.type not in ("integer", "vector"):
         return []
     if served.input.type == "integer":
-        return [(say("wrong_model_value", current_lang()), yours, real)]
+        return [(gettext("Value"), yours, real)]
     if not (isinstance(yours, list) and isinstance(real, list) and len(yours) == len(real)):
         return []
     labels = list(served.input.labels) or [str(i) for i in range(1, len(real) + 1)]
@@ -532,6 +517,9 @@ def answer_text(value: Any, served: Any) -> str:
 # ---------------------------------------------------------------- progress and linking
 
 
+DUE_SHOWN = 20  # due cards the progress page lists, most overdue first
+
+
 @bp.get("/progress")
 def progress_page() -> str:
     """Show due today, the 30-day forecast, the desired retention, mastery and calibration."""
@@ -545,7 +533,7 @@ def render_progress(retention_error: tuple[str, str] | None = None,
     ctx = current_context()
     summary = progress.progress_report(ctx)
     by_section = progress.section_report(ctx)
-    due = progress.due_reviews(ctx, limit=0)
+    due = progress.due_reviews(ctx, limit=DUE_SHOWN)
     peak = max([day.count for day in due.forecast] + [1])
     titles = {qid: q.title for qid, q in ctx.index.questions.items()}
     return render_template(
@@ -562,15 +550,10 @@ def set_retention() -> BaseResponse | tuple[str, int]:
     """Save the desired retention from the progress page's form; the cards follow it."""
     try:
         form = parse_form(DesiredRetentionFormSchema())
-        changed = scheduling_settings.set_desired_retention(current_context(),
-                                                            form["desired_retention"])
-    except FormInvalid as error:
-        field, reasons = next(iter(error.messages.items()))
-        return render_progress((field, "; ".join(reasons)),
-                               request.form.get("desired_retention", "")), 422
-    except Invalid as error:
-        return render_progress((error.field, error.detail),
-                               request.form.get("desired_retention", "")), 422
+        changed = scheduling_settings.set_desired_retention(
+            current_context(), decimal_or_text(form["desired_retention"]))
+    except (FormInvalid, Invalid) as error:
+        return render_progress(said(error), request.form.get("desired_retention", "")), 422
     return see_other("web.progress_page", anchor="retention",
                      moved=str(changed.rescheduled_cards or 0))
 
@@ -620,13 +603,9 @@ def link_redeem() -> tuple[str, int]:
         return render_template("link.html", issued=None, linked=False, error=None,
                                shared=False, confirm={"code": form["code"], **error.params}
                                ), 409
-    except FormInvalid as error:
-        field, reasons = next(iter(error.messages.items()))
-        return render_template("link.html", issued=None, linked=False,
-                               error=(field, "; ".join(reasons)), shared=False), 422
-    except Invalid as error:
-        return render_template("link.html", issued=None, linked=False,
-                               error=(error.field, error.detail), shared=False), 422
+    except (FormInvalid, Invalid) as error:
+        return render_template("link.html", issued=None, linked=False, error=said(error),
+                               shared=False), 422
     return render_template("link.html", issued=None, linked=True, error=None,
                            shared=True), 200
 
@@ -661,10 +640,11 @@ def simulator() -> tuple[str, int]:
             else:
                 settings = plans.parse_settings(form)
                 run = sandbox.run_settings(settings)
-        result = {"plan": run.plan, "steps": sim.step_views(run.trace, run.plan),
+        steps = sim.step_views(run.trace, run.plan)
+        result = {"plan": run.plan, "steps": steps, "negative_gaps": sim.negative_gaps(steps),
                   "mismatches": run.mismatches, "example": run.example}
     except plans.SettingsError as error:
-        errors[error.field] = error.reason
+        errors[error.field] = message(error.template, error.params)
     return render_template(
         "simulator.html",
         values=_form_values(form),
@@ -675,13 +655,13 @@ def simulator() -> tuple[str, int]:
             (name, plans.PRESET_TITLES[name], urlencode(plans.settings_query(preset)))
             for name, preset in plans.PRESETS.items()
         ],
-        field_label=lambda name: field_label(name, current_lang()),
+        field_label=labels.field_label,
         limits={**plans.GLOBAL_LIMITS, **plans.REQUEST_LIMITS},
         slider_max=plans.SLIDER_MAX,
         request_ids=plans.REQUEST_IDS,
         method_options=[(m, m) for m in plans.SPEC_METHODS],
         scenario_json=json.dumps(result["plan"].scenario, indent=1) if result else "",
-        ui={k: say(k, current_lang()) for k in UI},
+        ui={key: str(word) for key, word in labels.SIMULATOR_SCRIPT.items()},
     ), (422 if errors else 200)
 
 
@@ -691,3 +671,5 @@ def field_id(name: str) -> str:
 
 
 bp.add_app_template_global(field_id, "field_id")
+bp.add_app_template_global(sim.step_name, "step_name")
+bp.add_app_template_global(message, "said")

@@ -119,3 +119,36 @@ def test_no_query_string_produces_a_500(browser, path, query):
                                  "/api/self-assessments/" + "q" * 500])
 def test_absurd_ids_are_404(browser, url):
     assert browser.get(url).status_code == 404
+
+
+ZH = {"Accept-Language": "zh-Hans"}
+
+
+def test_the_envelope_says_a_refusal_in_the_accepted_language_and_keeps_its_english(browser):
+    response = browser.get("/api/sessions/no-such-session", headers=ZH)
+    assert response.status_code == 404
+    body = response.json
+    assert (body["reason"], body["message"]) == ("unknown_session", "No such session.")
+    assert body["said"] == {"message": "没有这一轮学习。", "errors": {}}
+
+
+def test_a_field_refusal_is_said_under_its_field(browser):
+    response = browser.post("/api/sessions", json={"lesson": "nope"}, headers=ZH)
+    assert response.status_code == 422
+    assert response.json["errors"] == {"json": {"lesson": ["unknown lesson"]}}
+    assert response.json["said"]["errors"] == {"json": {"lesson": ["没有这一课"]}}
+    assert response.json["said"]["message"] == "lesson: 没有这一课"
+
+
+def test_marshmallows_own_messages_are_said_too(browser):
+    response = browser.post("/api/sessions", json={}, headers=ZH)
+    assert response.status_code == 422
+    assert response.json["errors"]["json"]["lesson"] == ["Missing data for required field."]
+    assert response.json["said"]["errors"]["json"]["lesson"] == ["缺少必填字段。"]
+
+
+def test_without_an_accepted_language_the_envelope_is_english_only(browser):
+    response = browser.get("/api/sessions/no-such-session")
+    assert set(response.json) == ENVELOPE
+    english = browser.get("/api/sessions/no-such-session", headers={"Accept-Language": "en"})
+    assert english.json["said"]["message"] == "No such session."

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
+from quizsvc.http.language import interval_text
 from quizsvc.store.models import ReviewCard
 from quizsvc.study import reviews
-from quizsvc.web.text import interval_text
 from tests.support.browsers import ApiBrowser, Study
 from tests.support.context import context_of
 from tests.support.fake_bank import LESSON_ID
@@ -66,11 +66,16 @@ def test_a_wrong_answer_shows_no_intervals(study: Study, browser: ApiBrowser, db
 
 @pytest.mark.parametrize(("delta", "zh", "en"), [
     (timedelta(seconds=20), "<1 分钟", "<1 min"),
-    (timedelta(minutes=10), "10 分钟", "10 min"),
-    (timedelta(hours=5, minutes=40), "6 小时", "6 h"),
-    (timedelta(days=3, hours=2), "3 天", "3 d"),
-    (timedelta(days=45), "1.5 个月", "1.5 mo"),
-    (timedelta(days=730), "2 年", "2 y"),
+    (timedelta(minutes=10), "10分钟", "10 min"),
+    (timedelta(hours=5, minutes=40), "6小时", "6 hr"),
+    (timedelta(days=3, hours=2), "3天", "3 days"),
+    (timedelta(days=45), "2个月", "2 mths"),
+    (timedelta(days=730), "2年", "2 yrs"),
 ])
-def test_intervals_read_like_ankis_buttons(delta: timedelta, zh: str, en: str) -> None:
-    assert (interval_text(delta, "zh"), interval_text(delta, "en")) == (zh, en)
+def test_intervals_are_said_short_in_the_page_language(app: Any, delta: timedelta, zh: str,
+                                                       en: str) -> None:
+    said = []
+    for lang in ("zh", "en"):
+        with app.test_request_context(f"/?lang={lang}"):
+            said.append(interval_text(delta))
+    assert said == [zh, en]

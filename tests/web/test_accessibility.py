@@ -17,8 +17,9 @@ from typing import Any
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
+from babel.messages.pofile import read_po
 
-from quizsvc.web.text import UI
+from quizsvc.http.language import TRANSLATIONS
 from tests.support import pages as steps
 from tests.support.live import LiveServer
 
@@ -45,8 +46,18 @@ PAGE_TEXT = """(pageLang) => {
   return found;
 }"""
 CHINESE = re.compile(r"[\u3400-\u9fff]")
-# The English interface sentences (three words or more); none may show on a Chinese page.
-ENGLISH_UI = sorted({en for zh, en in UI.values() if zh != en and len(en.split()) >= 3})
+
+
+def english_interface() -> list[str]:
+    """The catalog's English sentences (three words or more, without placeholders) that
+    Chinese says otherwise: none may show on a Chinese page."""
+    with (TRANSLATIONS / "zh" / "LC_MESSAGES" / "messages.po").open("rb") as po:
+        catalog = read_po(po)
+    return sorted({m.id for m in catalog if isinstance(m.id, str) and m.id != m.string
+                   and len(m.id.split()) >= 3 and "%" not in m.id})
+
+
+ENGLISH_UI = english_interface()
 
 
 class Walk:

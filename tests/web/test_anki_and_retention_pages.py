@@ -66,8 +66,8 @@ def test_the_retention_form_saves_without_javascript(learner: FormBrowser) -> No
 
 
 @pytest.mark.parametrize(("value", "reason"), [
-    ("0.99", "目标保持率必须在 0.70 到 0.97 之间,收到的是 0.99"),
-    ("lots", "目标保持率必须是数字,收到的是 &#39;lots&#39;"),
+    ("0.99", "目标保持率必须在 0.70 到 0.97 之间，收到的是 0.99"),
+    ("lots", "目标保持率必须是数字，收到的是 &#39;lots&#39;"),
 ])
 def test_a_bad_retention_reshows_the_form_with_the_reason(learner: FormBrowser, value: str,
                                                           reason: str) -> None:

@@ -61,7 +61,7 @@ def test_a_closed_book_quiz_wrong_then_explained_then_right_and_rated(
         "2 困难", "3 良好", "4 简单"]
     # Each button says when the question would come back, as fsrs schedules it (Anki's way).
     assert page.locator("button[data-rating] .interval").all_inner_texts() == [
-        "6 分钟", "10 分钟", "8 天"]
+        "6分钟", "10分钟", "1周"]
     shot(page, "quiz-right-rate")
     attempt_id = page.locator("#attempt").get_attribute("data-attempt-id")
     page.locator("body").focus()

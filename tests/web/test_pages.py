@@ -7,10 +7,12 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 import pytest
 
 from quizsvc.store.models import ServedVariant
+from quizsvc.study import simulator as sim_plans
 from tests.support.browsers import FormBrowser
 from tests.support.fake_bank import LESSON_ID
 
@@ -436,3 +438,23 @@ def test_the_simulator_asks_first_while_a_question_is_open(learner: Learner) -> 
     assert "sim-form" in learner.get("/simulator?max_num_seqs=3").get_data(as_text=True)
     answered = learner.post(f"{session_url}/answer", **hidden, **vector_fields([0, 0]))
     assert "开卷" in learner.get(answered.headers["Location"]).get_data(as_text=True)
+
+
+def test_the_simulator_names_steps_by_the_target_and_sums_it_up_in_one_line(
+        learner: Learner) -> None:
+    query = urlencode({**sim_plans.settings_query(sim_plans.PRESETS["mixed-161"]), "lang": "en"})
+    page = learner.get(f"/simulator?{query}").get_data(as_text=True)
+    assert "Target step T (engine step 2) — the step you set up" in page
+    assert "Step T+1 (engine step 3)" in page and "Step T\u22122 (engine step 0)" in page
+    summary = re.search(r'<p id="sim-summary" class="sim-summary">([^<]*)</p>', page)
+    assert summary and summary.group(1) == (
+        "Target step T: A 1 · B 6 · C 1 — total 8 / token_budget 8")
+
+
+def test_async_drafts_in_flight_explain_a_negative_n_minus_c(learner: Learner) -> None:
+    query = urlencode({**sim_plans.settings_query(sim_plans.PRESETS["spec-11-10-3"]),
+                       "scheduling": "async", "lang": "en"})
+    page = learner.get(f"/simulator?{query}").get_data(as_text=True)
+    assert 'id="negative-gap-note"' in page and "so N − C = −K" in page
+    chinese = learner.get(f"/simulator?{query.replace('lang=en', 'lang=zh')}")
+    assert "所以 N − C = −K" in chinese.get_data(as_text=True)

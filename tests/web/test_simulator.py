@@ -153,3 +153,21 @@ def test_every_scenario_fits_the_sandbox_bounds() -> None:
 
     for preset in sim.PRESETS.values():
         sandbox.check_bounds(sim.plan_scenario(preset).scenario, Limits())
+
+
+def test_steps_are_named_by_where_they_stand_to_the_target() -> None:
+    assert [page_views.step_name(o) for o in (-2, -1, 0, 1, 3)] == [
+        "T\u22122", "T\u22121", "T", "T+1", "T+3"]
+    plan, _trace, views = run(sim.PRESETS["mixed-161"])
+    assert [(v.offset, v.kind) for v in views] == [
+        (-2, "warm-up"), (-1, "warm-up"), (0, "target"), (1, "after")]
+    assert all(v.step == plan.target_step + v.offset for v in views)
+
+
+def test_only_async_with_drafts_in_flight_leaves_n_minus_c_negative() -> None:
+    from dataclasses import replace
+    for name, negative in (("mixed-161", False), ("spec-11-10-3", True)):
+        _plan, _trace, synchronous = run(sim.PRESETS[name])
+        assert not page_views.negative_gaps(synchronous)
+        _plan, _trace, in_flight = run(replace(sim.PRESETS[name], scheduling="async"))
+        assert page_views.negative_gaps(in_flight) is negative

@@ -7,6 +7,7 @@ reloading at each step of the closed-book flow and going Back from the reveal.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -24,9 +25,30 @@ def learner_page(request: pytest.FixtureRequest) -> Any:
     return request.getfixturevalue("page" if request.param == "js" else "nojs_page")
 
 
+VIEWPORTS = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 800}}
+POSITION = {"zh": "第 2 题，共 2 题", "en": "Question 2 of 2"}
+
+
+@pytest.fixture(params=[("zh", "phone", True), ("zh", "phone", False),
+                        ("en", "desktop", True), ("en", "desktop", False)],
+                ids=lambda p: f"{p[0]}-{p[1]}-{'js' if p[2] else 'nojs'}")
+def walker(request: pytest.FixtureRequest, browser: Any,
+           live_server: LiveServer) -> Iterator[tuple[Any, str]]:
+    """A fresh learner's page in one language and size, with JavaScript on or off."""
+    lang, viewport, javascript = request.param
+    context = browser.new_context(base_url=live_server.url, viewport=VIEWPORTS[viewport],
+                                  java_script_enabled=javascript,
+                                  locale="zh-CN" if lang == "zh" else "en-US")
+    context.set_default_timeout(10_000)
+    page = context.new_page()
+    page.goto(f"/?lang={lang}")  # kept in a cookie from here on
+    yield page, lang
+    context.close()
+
+
 def test_reload_and_back_keep_the_question_the_gate_and_the_reveal(
-        learner_page: Any, live_server: LiveServer) -> None:
-    page = learner_page
+        walker: tuple[Any, str], live_server: LiveServer) -> None:
+    page, lang = walker
     steps.start(page, "/quiz", size=2)
     question_url, shown = page.url, steps.variant_id(page)
     page.reload()
@@ -56,7 +78,8 @@ def test_reload_and_back_keep_the_question_the_gate_and_the_reveal(
 
     steps.next_question(page)
     assert page.url == question_url and steps.variant_id(page) != shown
-    expect(page.locator("#q-position")).to_have_text("第 2 题，共 2 题")
+    expect(page.locator("#q-position")).to_have_text(POSITION[lang])
+    assert page.locator("html").get_attribute("lang") == ("zh-Hans" if lang == "zh" else "en")
 
 
 def test_a_stale_tab_posting_an_answered_question_is_told_and_shown_the_next(

@@ -7,12 +7,24 @@
 
 (function () {
   var q = window.quizsvc;
-  var form, resultBox, errorBox, statusLine, ui, planUrl, pageUrl;
+  var form, resultBox, errorBox, statusLine, summaryLine, ui, planUrl, pageUrl;
   var generation = 0;
   var timer = null;
   var SEGMENTS = ["computed", "scheduled", "drafts", "rolled", "unscheduled"];
 
   function t(key) { return ui[key] !== undefined ? ui[key] : key; }
+
+  /* Fill a catalog template's %(name)s holes, as the server's gettext(...) % params does. */
+  function fill(template, params) {
+    return template.replace(/%\((\w+)\)s|%%/g, function (whole, name) {
+      return name ? String(params[name]) : "%";
+    });
+  }
+
+  /* Name a step by where it stands to the target: T, T+1, T−2 (web/simulator.py step_name). */
+  function stepName(offset) {
+    return offset === 0 ? "T" : offset > 0 ? "T+" + offset : "T\u2212" + (-offset);
+  }
 
   function stepViews(trace, plan) {
     var config = trace.effective_config || {};
@@ -63,7 +75,7 @@
         scale = Math.max(scale, total);
       });
       return {
-        step: number, kind: kind, rows: rows, scale: scale, token_budget: tokenBudget,
+        step: number, offset: number - plan.target_step, kind: kind, rows: rows, scale: scale, token_budget: tokenBudget,
         total_scheduled: Number(schedule.total_num_scheduled_tokens || 0),
         allocation: Object.keys(scheduled).map(function (rid) { return [rid, Number(scheduled[rid])]; })
       };
@@ -72,14 +84,16 @@
 
   function reachedMismatches(trace, plan) {
     var step = (trace.steps || []).filter(function (s) { return s.step === plan.target_step; })[0];
-    if (!step) return ["the trace has no step " + plan.target_step];
+    if (!step) return [fill(t("sim_no_step"), { step: plan.target_step })];
     var problems = [];
     Object.keys(plan.expected).forEach(function (rid) {
       var want = plan.expected[rid];
       var got = ((step.requests || {})[rid] || {}).before_schedule;
-      if (!got) { problems.push(rid + " is not alive at step " + plan.target_step); return; }
+      if (!got) { problems.push(fill(t("sim_not_alive"), { request: rid })); return; }
       Object.keys(want).forEach(function (key) {
-        if (got[key] !== want[key]) problems.push(rid + "." + key + " is " + got[key] + ", not " + want[key]);
+        if (got[key] !== want[key]) {
+          problems.push(fill(t("sim_differs"), { request: rid, key: key, got: got[key], want: want[key] }));
+        }
       });
     });
     return problems;
@@ -181,7 +195,9 @@
     var details = q.el("details", { "class": kind === "after" ? "steps-after" : "steps-warmup" });
     if (open) details.setAttribute("open", "");
     details.appendChild(q.el("summary", { text: title + " (" + chosen.length + ")" }));
-    chosen.forEach(function (v) { details.appendChild(stepBlock(v, t("step") + " " + v.step)); });
+    chosen.forEach(function (v) {
+      details.appendChild(stepBlock(v, fill(t("sim_step_heading"), { name: stepName(v.offset), step: v.step })));
+    });
     return details;
   }
 
@@ -196,13 +212,15 @@
         q.el("ul", {}, mismatches.map(function (line) { return q.el("li", { text: line }); }))
       ]));
     }
+    var negative = views.some(function (v) { return v.rows.some(function (row) { return row.gap_after < 0; }); });
+    if (negative) box.appendChild(q.el("p", { "class": "note", id: "negative-gap-note", text: t("sim_negative_gap") }));
     if (async) box.appendChild(q.el("p", { "class": "note", text: t("sim_async_note") }));
     box.appendChild(legend());
     var target = null;
     views.forEach(function (v) {
       if (v.kind === "target") {
         target = v;
-        box.appendChild(stepBlock(v, t("sim_target") + " " + v.step + " — " + t("sim_target_note")));
+        box.appendChild(stepBlock(v, fill(t("sim_target_heading"), { step: v.step })));
       }
     });
     var after = group(views, "after", t("sim_after"), true);
@@ -217,7 +235,11 @@
     resultBox.setAttribute("aria-labelledby", "result-h");
     if (target) {
       var alloc = target.allocation.map(function (p) { return p[0] + " " + p[1]; }).join(" · ");
-      statusLine.textContent = t("sim_target") + " " + target.step + ": " + t("sim_allocation") + " " + (alloc || t("none"));
+      var line = fill(t("sim_summary"), { allocation: alloc || t("none"), total: target.total_scheduled,
+                                           budget: target.token_budget });
+      statusLine.textContent = line;
+      summaryLine.textContent = line;
+      summaryLine.hidden = false;
     }
   }
 
@@ -236,11 +258,12 @@
 
   function showErrors(envelope) {
     var items = [];
+    envelope = q.said(envelope);
     var errors = (envelope && envelope.errors) || {};
     Object.keys(errors).forEach(function (where) {
       var fields = errors[where] || {};
       Object.keys(fields).forEach(function (name) {
-        var reason = Array.isArray(fields[name]) ? fields[name].map(q.reason).join("; ") : JSON.stringify(fields[name]);
+        var reason = Array.isArray(fields[name]) ? fields[name].join("; ") : JSON.stringify(fields[name]);
         var id = "f-" + name.replace(/\./g, "-");
         var input = document.getElementById(id);
         if (input) {
@@ -257,7 +280,7 @@
         }
       });
     });
-    if (!items.length) items.push(q.el("li", { text: q.reason((envelope && envelope.message) || String(envelope)) }));
+    if (!items.length) items.push(q.el("li", { text: (envelope && envelope.message) || String(envelope) }));
     errorBox.replaceChildren(q.el("h2", { text: t("sim_errors") }), q.el("ul", {}, items));
     errorBox.hidden = false;
     markStale(true);
@@ -356,6 +379,7 @@
     resultBox = document.getElementById("sim-result");
     errorBox = document.getElementById("sim-errors");
     statusLine = document.getElementById("sim-status");
+    summaryLine = document.getElementById("sim-summary");
     ui = JSON.parse(document.getElementById("sim-ui").textContent);
     pageUrl = form.getAttribute("action");
     planUrl = form.dataset.planUrl;

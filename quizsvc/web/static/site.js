@@ -12,9 +12,12 @@
     return "";
   }
 
-  /* Call the JSON API; resolve to {ok, status, body}. State changes echo the csrf_token cookie. */
+  /* Call the JSON API; resolve to {ok, status, body}. State changes echo the csrf_token cookie.
+   * Accept-Language names the page's language, so an error envelope also says its refusal
+   * in it ("said"); its "message" stays English. */
   function api(method, url, body, headers) {
-    var init = { method: method, credentials: "same-origin", headers: { Accept: "application/json" } };
+    var init = { method: method, credentials: "same-origin",
+                 headers: { Accept: "application/json", "Accept-Language": document.documentElement.lang || "zh" } };
     if (method !== "GET" && method !== "HEAD") {
       init.headers["X-CSRF-Token"] = cookie("csrf_token");
     }
@@ -30,42 +33,27 @@
     });
   }
 
-  /* The page's table of Chinese renderings of English reasons (web/reasons.py), if any. */
-  var reasonTable = null;
-
-  /* Show an English service reason in the page's language; unknown reasons stay as sent. */
-  function reason(text) {
-    if (reasonTable === null) {
-      var node = document.getElementById("reason-table");
-      reasonTable = node ? JSON.parse(node.textContent).map(function (row) {
-        return [new RegExp("^(?:" + row[0] + ")$"), row[1]];
-      }) : [];
-    }
-    text = String(text);
-    for (var i = 0; i < reasonTable.length; i++) {
-      var found = reasonTable[i][0].exec(text);
-      if (found) {
-        return reasonTable[i][1].replace(/\$(\d)/g, function (_, n) { return reason(found[+n] || ""); });
-      }
-    }
-    return text;
+  /* The envelope as said in the page's language: its "said" part when the service sent one. */
+  function said(envelope) {
+    return envelope && envelope.said ? envelope.said : envelope;
   }
 
-  /* Turn the service's error envelope into "field: reason" lines. */
+  /* Turn the service's error envelope into "field: reason" lines, in the page's language. */
   function errorLines(envelope) {
     var lines = [];
+    envelope = said(envelope);
     if (envelope && envelope.errors) {
       Object.keys(envelope.errors).forEach(function (where) {
         var fields = envelope.errors[where];
         if (fields && typeof fields === "object") {
           Object.keys(fields).forEach(function (name) {
             var reasons = fields[name];
-            lines.push(name + ": " + (Array.isArray(reasons) ? reasons.map(reason).join("; ") : JSON.stringify(reasons)));
+            lines.push(name + ": " + (Array.isArray(reasons) ? reasons.join("; ") : JSON.stringify(reasons)));
           });
         }
       });
     }
-    if (!lines.length && envelope && envelope.message) lines.push(reason(envelope.message));
+    if (!lines.length && envelope && envelope.message) lines.push(envelope.message);
     if (!lines.length) lines.push(String(envelope));
     return lines;
   }
@@ -103,6 +91,6 @@
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", localTimes);
   else localTimes();
 
-  window.quizsvc = { cookie: cookie, api: api, errorLines: errorLines, reason: reason, el: el, idempotencyKey: idempotencyKey };
+  window.quizsvc = { cookie: cookie, api: api, errorLines: errorLines, said: said, el: el, idempotencyKey: idempotencyKey };
   document.documentElement.classList.add("js");
 })();
