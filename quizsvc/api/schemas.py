@@ -292,6 +292,8 @@ class DueCardSchema(ma.Schema):
     lesson = fields.String(dump_only=True)
     due = fields.DateTime(dump_only=True)
     state = fields.Integer(dump_only=True)
+    retrievability = fields.Float(dump_only=True, allow_none=True, metadata={
+        "description": "fsrs's probability of recall now (null before the first review)"})
 
 
 class ForecastDaySchema(ma.Schema):

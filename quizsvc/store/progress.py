@@ -22,12 +22,16 @@ CARDS, ATTEMPTS = table(ReviewCard), table(Attempt)
 
 @dataclass(frozen=True)
 class DueCard:
-    """One card in the due queue."""
+    """One card in the due queue, with the fsrs memory that says how well it is recalled."""
 
     question_id: str
     lesson: str
     due: datetime
     state: int
+    step: int | None = None
+    stability: float | None = None
+    difficulty: float | None = None
+    last_review: datetime | None = None
 
 
 def card_dues(db: Session, learner_id: int, lesson: str) -> list[tuple[str, datetime]]:
@@ -50,7 +54,8 @@ def card_counts(db: Session, learner_id: int, question_ids: Sequence[str], now: 
 def due_queue(db: Session, learner_id: int, now: datetime, limit: int,
               lesson: str | None = None) -> list[DueCard]:
     """Return the cards due now, most overdue first (served by the (learner_id, due) index)."""
-    query = (select(CARDS.c.question_id, CARDS.c.lesson, CARDS.c.due, CARDS.c.state)
+    query = (select(CARDS.c.question_id, CARDS.c.lesson, CARDS.c.due, CARDS.c.state,
+                    CARDS.c.step, CARDS.c.stability, CARDS.c.difficulty, CARDS.c.last_review)
              .where(CARDS.c.learner_id == learner_id, CARDS.c.due <= now)
              .order_by(CARDS.c.due, CARDS.c.id).limit(limit))
     if lesson is not None:

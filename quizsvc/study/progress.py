@@ -13,6 +13,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from quizsvc.bank.model import Text
 from quizsvc.review import calibration, scheduling
 from quizsvc.store import progress as store
+from quizsvc.store import scheduler_settings
 from quizsvc.store import self_assessments as self_assessment_store
 from quizsvc.store.progress import DueCard
 from quizsvc.study.context import Context
@@ -30,8 +31,40 @@ class DueReport:
     new: int
     cards: int
     next_due: datetime | None
-    items: list[DueCard]
+    items: list[DueItem]
     forecast: list[scheduling.ForecastDay]
+
+
+@dataclass(frozen=True)
+class DueItem:
+    """One due card as the learner sees it: when it fell due and how likely it is recalled.
+
+    ``retrievability`` is fsrs's probability of recall now, under the parameters and desired
+    retention that schedule the card; ``None`` for a card not yet reviewed.
+    """
+
+    question_id: str
+    lesson: str
+    due: datetime
+    state: int
+    retrievability: float | None
+
+
+def recall_now(ctx: Context, learner_id: int, cards: list[DueCard]) -> list[DueItem]:
+    """Say how likely each due card is recalled now (one settings read per lesson)."""
+    settings: dict[str, scheduling.SchedulerSettings] = {}
+    items = []
+    for card in cards:
+        chance = None
+        if card.stability is not None and card.last_review is not None:
+            if card.lesson not in settings:
+                settings[card.lesson] = scheduler_settings.read_settings(ctx.db, learner_id,
+                                                                         card.lesson)
+            memory = scheduling.CardState(card.state, card.step, card.stability,
+                                          card.difficulty, card.due, card.last_review)
+            chance = scheduling.retrievability(memory, ctx.now, settings[card.lesson])
+        items.append(DueItem(card.question_id, card.lesson, card.due, card.state, chance))
+    return items
 
 
 def lesson_filter(ctx: Context, lesson: str | None) -> None:
@@ -67,13 +100,14 @@ def due_reviews(ctx: Context, lesson: str | None = None, limit: int = 20) -> Due
     if ctx.identity is None:
         totals = store.DueCounts(0, 0, 0, None, (0,) * scheduling.FORECAST_DAYS)
         with_cards: set[str] = set()
-        items: list[DueCard] = []
+        items: list[DueItem] = []
     else:
         learner_id = ctx.identity.learner_id
         totals = store.due_counts(ctx.db, learner_id, lesson, ctx.now, start,
                                   scheduling.FORECAST_DAYS)
         with_cards = store.questions_with_cards(ctx.db, learner_id, in_bank)
-        items = store.due_queue(ctx.db, learner_id, ctx.now, min(limit, DUE_LIST_LIMIT), lesson)
+        items = recall_now(ctx, learner_id, store.due_queue(
+            ctx.db, learner_id, ctx.now, min(limit, DUE_LIST_LIMIT), lesson))
         ctx.db.commit()
     counts = list(totals.by_day)
     counts[0] += totals.overdue
