@@ -13,6 +13,7 @@ import random
 import string
 import threading
 from collections import OrderedDict
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +71,17 @@ def ledger_solution(trace: dict[str, Any], step: int, lang: str,
     from quizsvc.ledger.explain import worked_solution
 
     return worked_solution(trace, step, lang, focus)
+
+
+@dataclass(frozen=True)
+class ModelStep:
+    """The asked step twice, as the worked solution's table: as vLLM 0.33.0 ran it (``real``)
+    and as a named wrong model replays it (``wrong``), one row of cells per request."""
+
+    step: int
+    header: tuple[str, ...]
+    real: tuple[tuple[str, ...], ...]
+    wrong: tuple[tuple[str, ...], ...]
 
 
 def focus_of(build: numeric.Build) -> tuple[str, ...]:
@@ -214,6 +226,28 @@ class Bank:
                 "variant", "bank_version", "the answer key belongs to another bank version"
             )
         return grading.grade_key(key, raw_answer)
+
+    def model_step(self, question_id: str, seed: int, misconception_id: str, lang: str,
+                   answer: Any) -> ModelStep | None:
+        """Return the asked step of a numeric variant as it ran and as the wrong model
+        ``misconception_id`` replays it, when the ledger replayed that model (a model the
+        generator computes by formula has no trace, and one that differs only in what the
+        table does not show adds nothing: ``None``). ``answer`` is the answer the
+        learner was graded against: a draw that no longer gives it (the bank changed since)
+        shows nothing rather than another variant's numbers."""
+        from quizsvc.ledger.explain import find_step, numbers_header, numbers_rows
+
+        draw = self.numeric_draw(question_id, seed)
+        wrong = draw.wrong_traces.get(misconception_id)
+        if wrong is None or draw.answer != answer:
+            return None
+        step, focus = draw.build.step, focus_of(draw.build)
+        real_rows = tuple(numbers_rows(find_step(draw.trace, step), lang, focus))
+        wrong_rows = tuple(numbers_rows(find_step(wrong, step), lang, focus))
+        if real_rows == wrong_rows:  # it differs in what the table does not show (KV blocks)
+            return None
+        return ModelStep(step=step, header=numbers_header(lang), real=real_rows,
+                         wrong=wrong_rows)
 
     def numeric_draw(self, question_id: str, seed: int) -> numeric.NumericDraw:
         """Generate the numeric draw (scenario, trace, answer) behind a numeric variant."""

@@ -148,6 +148,7 @@ class Context:
         except KeyError as error:  # the asked step never ran: the draw is degenerate
             raise Redraw(str(error)) from None
         self._answer: Any = None
+        self.model_traces: dict[str, dict[str, Any]] = {}
 
     @property
     def p(self) -> dict[str, Any]:
@@ -198,6 +199,7 @@ class Context:
         refs: tuple[Ref, ...] | None = None,
         wrong_rules: tuple[str, ...] = (),
         from_step: int | None = None,
+        model: str | None = None,
     ) -> Any:
         """Replay a scenario through the ledger core and read the same refs from it.
 
@@ -205,6 +207,8 @@ class Context:
         faithful (e.g. "draft_slots forgotten" is the same scenario with a method whose
         draft_slots is 0), or the ledger's own ``wrong_rules`` applied from ``from_step``
         (default: the asked step, so the warm-up the learner was shown stays real).
+        ``model`` names the misconception this replay computes: its trace is kept, so that a
+        reveal can show that wrong model's step beside the real one.
         """
         body = self.build.scenario if scenario is None else scenario
         try:
@@ -215,6 +219,8 @@ class Context:
                 trace = self._replay(body)
         except Exception as error:  # a wrong model the ledger cannot run: draw again
             raise Redraw(f"wrong-model replay failed: {type(error).__name__}: {error}") from None
+        if model is not None:
+            self.model_traces[model] = trace
         return read_answer(trace, refs or self.build.refs, self.build.is_vector)
 
     def scenario_copy(self) -> dict[str, Any]:
@@ -276,6 +282,8 @@ class NumericDraw:
     wrong: dict[str, Any]
     attempts: int
     redraws: tuple[str, ...] = field(default=())
+    # The traces of the wrong models the ledger replayed (``Context.replay(model=...)``).
+    wrong_traces: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 def generate(
@@ -327,6 +335,8 @@ def generate(
             wrong={key: value for key, value in wrong.items() if value != answer},
             attempts=attempt,
             redraws=tuple(redraws),
+            wrong_traces={key: trace for key, trace in context.model_traces.items()
+                          if key in wrong and wrong[key] != answer},
         )
     last = redraws[-1] if redraws else "none"
     raise BankError(

@@ -535,21 +535,24 @@ def _ordinal(number: int) -> str:
     return f"{number}{suffix}"
 
 
-def numbers_table(record: dict[str, Any], lang: str = "en", focus: tuple[str, ...] = ()) -> str:
-    """Return the step's numbers as a small markdown table, one row per request."""
+def numbers_header(lang: str = "en") -> tuple[str, ...]:
+    """Return the column names of a step's numbers table."""
+    if lang == "zh":
+        return ("请求", "队列", "需求", "n（验证的草稿）", "受谁约束",
+                "C：调度前 → 调度后 → 更新后", "更新后 N")
+    return ("request", "loop", "demand", "n (drafts verified)", "bound by",
+            "C: before → after schedule → after update", "N after update")
+
+
+def numbers_rows(record: dict[str, Any], lang: str = "en", focus: tuple[str, ...] = ()
+                 ) -> list[tuple[str, ...]]:
+    """Return the step's numbers, one row of cells per request (``numbers_header`` names
+    the columns): the requests a limit was computed for, and the ones asked about."""
     schedule = record.get("schedule") or {}
     limits = schedule.get("limits") or {}
     spec = schedule.get("scheduled_spec_decode_tokens") or {}
-    rows = [rid for rid in record.get("requests", {}) if rid in limits or rid in focus]
-    header = _text(
-        lang,
-        "| request | loop | demand | n (drafts verified) | bound by | C: before → after schedule → "
-        "after update | N after update |",
-        "| 请求 | 队列 | 需求 | n（验证的草稿） | 受谁约束 | C：调度前 → 调度后 → 更新后 "
-        "| 更新后 N |",
-    )
-    lines = [header, "|---|---|---|---|---|---|---|"]
-    for rid in rows:
+    rows: list[tuple[str, ...]] = []
+    for rid in [rid for rid in record.get("requests", {}) if rid in limits or rid in focus]:
         entry = record["requests"][rid]
         limit = limits.get(rid) or {}
         before = entry.get("before_schedule") or {}
@@ -563,10 +566,16 @@ def numbers_table(record: dict[str, Any], lang: str = "en", focus: tuple[str, ..
         computed = (f"{before.get('num_computed_tokens', '—')} → "
                     f"{after_schedule.get('num_computed_tokens', '—')} → "
                     f"{after.get('num_computed_tokens', '—')}")
-        lines.append(
-            f"| {rid} | {limit.get('loop', '—')} | {limit.get('demand', '—')} | {n}{drafts} | "
-            f"{bound or '—'} | {computed} | {after.get('num_tokens', '—')} |"
-        )
+        rows.append((rid, str(limit.get("loop", "—")), str(limit.get("demand", "—")),
+                     f"{n}{drafts}", bound or "—", computed, str(after.get("num_tokens", "—"))))
+    return rows
+
+
+def numbers_table(record: dict[str, Any], lang: str = "en", focus: tuple[str, ...] = ()) -> str:
+    """Return the step's numbers as a small markdown table, one row per request."""
+    header = numbers_header(lang)
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(row) + " |" for row in numbers_rows(record, lang, focus)]
     return "\n".join(lines)
 
 

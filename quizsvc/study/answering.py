@@ -25,6 +25,7 @@ from typing import Any
 from sqlalchemy.exc import IntegrityError
 
 from quizsvc.bank.answer_key import AnswerKey
+from quizsvc.bank.catalog import ModelStep
 from quizsvc.bank.model import Misconception, QuestionKind, Text
 from quizsvc.errors import N_, Conflict, Gone, Invalid, NotFound
 from quizsvc.review import outcome
@@ -405,6 +406,25 @@ def attempt_question(ctx: Context, attempt_id: int) -> ServedQuestion | None:
         return None
     return served_view(q, answered.variant_id, ctx.bank.variant(q.id, answered.seed),
                        answered.served_at)
+
+
+def wrong_model_step(ctx: Context, attempt_id: int, lang: str) -> ModelStep | None:
+    """Return the asked step as it ran and as the wrong model the answer matched replays it.
+
+    Only once the reveal is earned, and only for a wrong model the ledger replays (a model
+    computed by formula has no step to show); ``None`` otherwise, or once the bank has moved
+    on. The tables are the worked solution's, in ``lang``.
+    """
+    answered = owned_attempt(ctx, attempt_id)
+    ctx.db.commit()
+    if answered.revealed_at is None or answered.misconception_id is None:
+        return None
+    key = stored_key(ctx, answered)
+    if key is None or key.kind is not QuestionKind.NUMERIC:
+        return None
+    step: ModelStep | None = ctx.bank.model_step(
+        answered.question_id, answered.seed, answered.misconception_id, lang, key.answer)
+    return step
 
 
 def explain_attempt(ctx: Context, attempt_id: int, explanation: str) -> AttemptView:

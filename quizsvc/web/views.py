@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -21,6 +22,7 @@ from werkzeug.exceptions import NotFound as HTTPNotFound
 from werkzeug.wrappers import Response as BaseResponse
 
 from quizsvc.bank.anki import LANG_MODES
+from quizsvc.bank.catalog import ModelStep
 from quizsvc.errors import Conflict, Invalid, ServiceError
 from quizsvc.http.arguments import (
     AnswerFormSchema,
@@ -442,6 +444,9 @@ def attempt_page(session_id: str, attempt_id: int, error: tuple[str, str] | None
         intervals={name: interval_text(delta) for name, delta in intervals.items()},
         lesson_url=lesson_url(result.reveal.lesson_link) if result.reveal else None,
         answer_text=answer_text, compare_rows=compare_rows,
+        model_step=(answering.wrong_model_step(ctx, attempt_id, current_lang())
+                    if result.reveal and result.reveal.wrong_model else None),
+        model_cells=model_cells,
     ), status
 
 
@@ -494,6 +499,17 @@ def compare_rows(yours: Any, real: Any, served: Any) -> list[tuple[str, Any, Any
         return []
     labels = list(served.input.labels) or [str(i) for i in range(1, len(real) + 1)]
     return list(zip(labels, yours, real, strict=False))
+
+
+def model_cells(step: ModelStep, rows: Sequence[Sequence[str]]) -> list[list[tuple[str, bool]]]:
+    """Mark each cell of a step table that differs from the real run's row of that request
+    (the real table itself has none marked)."""
+    real = {row[0]: row for row in step.real}
+    marked = []
+    for row in rows:
+        same = real.get(row[0])
+        marked.append([(cell, same is None or same[i] != cell) for i, cell in enumerate(row)])
+    return marked
 
 
 def answer_text(value: Any, served: Any) -> str:

@@ -161,3 +161,29 @@ def test_a_question_with_one_form_is_never_mastered_by_remembering_its_answer(
     assert varied in mastered
     if fixed is not None:  # the bank may give every question several forms one day
         assert answered[fixed] >= 2 and fixed not in mastered
+
+
+def test_a_replayed_wrong_model_shows_its_step_beside_the_real_one(learner, real_bank, db):
+    """After the reveal, a wrong model the ledger replays has the worked solution's table twice:
+    as vLLM ran the step and as the model runs it, the diverging cells marked."""
+    from quizsvc.store.models import ServedVariant
+
+    shown = 0
+    for question_id, result in walk(learner, real_bank, right=False).items():
+        if result["kind"] != "numeric":
+            continue
+        explained = learner.browser.post(f"/api/attempts/{result['id']}/explanation",
+                                         json={"explanation": "I mixed up the budgets."}).json
+        hit = explained["reveal"]["misconception"]
+        served = db.get(ServedVariant, result["variant_id"])
+        expected = hit and real_bank.model_step(question_id, served.seed, hit["id"], "en",
+                                                explained["reveal"]["correct_answer"])
+        page = learner.browser.get(f"/study/any/attempts/{result['id']}?lang=en")
+        html = page.get_data(as_text=True)
+        assert page.status_code == 200 and ('id="model-step-2"' in html) == bool(expected)
+        if expected:
+            shown += 1
+            wrong_table = html.split('id="model-step-2"')[1].split("</table>")[0]
+            assert 'class="diverges"' in wrong_table, question_id
+            assert f"Step {expected.step} as vLLM ran it" in html
+    assert shown >= 5

@@ -75,6 +75,11 @@ class FakeBank:
         """Return a named wrong model of the lesson's catalogue."""
         return self.catalogue.get(misconception_id) if lesson_id == LESSON_ID else None
 
+    def model_step(self, question_id: str, seed: int, misconception_id: str, lang: str,
+                   answer: Any) -> None:
+        """The fake bank's wrong models are written by hand: none has a replayed step."""
+        return None
+
     def questions_for(self, lesson_id: str) -> tuple[Question, ...]:
         """Return the questions of one lesson, in bank order."""
         return tuple(q for q in self.questions.values() if q.lesson == lesson_id)

@@ -79,7 +79,7 @@ def misconceptions(ctx):
     """Replay with draft_slots = 0 (ngram: same drafts, no reservation); charge drafts instead."""
     ignored = ctx.scenario_copy()
     ignored["config"]["spec_method"] = "ngram"
-    ignored_answer = ctx.replay(ignored)
+    ignored_answer = ctx.replay(ignored, model="draft-slots-ignored")
     if ignored_answer == ctx.answer():
         raise Redraw("draft_slots does not bind in this draw")
     demands = [

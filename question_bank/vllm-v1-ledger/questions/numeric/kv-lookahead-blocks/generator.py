@@ -58,7 +58,7 @@ def misconceptions(ctx):
     """Replay with ngram: same drafts and budgets here, but no lookahead slots."""
     no_lookahead = ctx.scenario_copy()
     no_lookahead["config"]["spec_method"] = "ngram"
-    forgotten = ctx.replay(no_lookahead)
+    forgotten = ctx.replay(no_lookahead, model="lookahead-forgotten")
     if forgotten == ctx.answer():
         raise Redraw("the lookahead does not change the block count here")
     return {"lookahead-forgotten": forgotten}

@@ -138,6 +138,7 @@ def misconceptions(ctx):
             free += held
     requester.append(free)
     return {
-        "kv-shrinks-chunk": ctx.replay(wrong_rules=("kv_shrinks_chunk",)),
+        "kv-shrinks-chunk": ctx.replay(wrong_rules=("kv_shrinks_chunk",),
+                                       model="kv-shrinks-chunk"),
         "victim-is-requester": requester,
     }

@@ -62,4 +62,4 @@ def misconceptions(ctx):
     """Replay with plenty of seats (waiting-first is left out: the budget is ample here)."""
     unlimited = ctx.scenario_copy()
     unlimited["config"]["max_num_seqs"] = unlimited["config"]["max_num_batched_tokens"]
-    return {"seats-ignored": ctx.replay(unlimited)}
+    return {"seats-ignored": ctx.replay(unlimited, model="seats-ignored")}

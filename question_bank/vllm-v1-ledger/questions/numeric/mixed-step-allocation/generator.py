@@ -58,7 +58,8 @@ def misconceptions(ctx):
     """Compute the wrong models' allocations from the same starting state."""
     d = describe(ctx)
     # The ledger's own wrong rule, from the asked step on: admissions before the running loop.
-    waiting_first = ctx.replay(wrong_rules=("waiting_before_running",))
+    waiting_first = ctx.replay(wrong_rules=("waiting_before_running",),
+                               model="waiting-before-running")
     if waiting_first == ctx.answer():
         raise Redraw("everything fits: running-first is not what decides this step")
     return {

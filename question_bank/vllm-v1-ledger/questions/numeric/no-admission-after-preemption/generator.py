@@ -81,5 +81,6 @@ def misconceptions(ctx):
         raise Redraw("W would not fit even in the wrong model")
     return {
         "admit-after-preemption": [*running, admitted],
-        "kv-shrinks-chunk": ctx.replay(wrong_rules=("kv_shrinks_chunk",)),
+        "kv-shrinks-chunk": ctx.replay(wrong_rules=("kv_shrinks_chunk",),
+                                       model="kv-shrinks-chunk"),
     }

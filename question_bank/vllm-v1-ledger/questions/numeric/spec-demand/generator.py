@@ -47,7 +47,8 @@ def misconceptions(ctx):
     n, _ = ctx.answer()
     c = ctx.before("R", "num_computed_tokens")
     return {
-        "drafts-counted-twice": ctx.replay(wrong_rules=("drafts_counted_twice",)),
+        "drafts-counted-twice": ctx.replay(wrong_rules=("drafts_counted_twice",),
+                                           model="drafts-counted-twice"),
         # Documented wrong rule: only the last token counts at dispatch.
         "computed-waits-for-acceptance": [n, c + 1],
     }

@@ -59,5 +59,6 @@ def misconceptions(ctx):
     return {
         "no-rollback": [ctx.after_schedule("R", "num_computed_tokens"), n_after, length],
         "bonus-forgotten": [c0 + a, n0 + a, a],
-        "drafts-counted-twice": ctx.replay(wrong_rules=("drafts_counted_twice",)),
+        "drafts-counted-twice": ctx.replay(wrong_rules=("drafts_counted_twice",),
+                                           model="drafts-counted-twice"),
     }

@@ -45,9 +45,10 @@ def misconceptions(ctx):
     """Replay with the adaptive floor off, and with the threshold off."""
     plain = ctx.scenario_copy()
     plain["config"]["long_prefill_token_threshold_adaptive"] = False
-    floor_ignored = ctx.replay(plain)
+    floor_ignored = ctx.replay(plain, model="adaptive-floor-ignored")
     if floor_ignored == ctx.answer():
         raise Redraw("the floor does not change this allocation")
     off = ctx.scenario_copy()
     off["config"]["long_prefill_token_threshold"] = 0
-    return {"adaptive-floor-ignored": floor_ignored, "threshold-ignored": ctx.replay(off)}
+    return {"adaptive-floor-ignored": floor_ignored, "threshold-ignored": ctx.replay(
+        off, model="threshold-ignored")}

@@ -56,4 +56,4 @@ def misconceptions(ctx):
     """Replay with the threshold off: prompts fit under it, so only the decodes change."""
     off = ctx.scenario_copy()
     off["config"]["long_prefill_token_threshold"] = 0
-    return {"threshold-spares-decodes": ctx.replay(off)}
+    return {"threshold-spares-decodes": ctx.replay(off, model="threshold-spares-decodes")}

@@ -56,7 +56,8 @@ def misconceptions(ctx):
     ignored["config"]["long_prefill_token_threshold"] = 0
     return {
         "threshold-on-lone-request": ctx.replay(
-            wrong_rules=("threshold_for_lone_request",), from_step=0
+            wrong_rules=("threshold_for_lone_request",), from_step=0,
+            model="threshold-on-lone-request",
         ),
-        "threshold-ignored": ctx.replay(ignored),
+        "threshold-ignored": ctx.replay(ignored, model="threshold-ignored"),
     }
