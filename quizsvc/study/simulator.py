@@ -539,6 +539,13 @@ def _unbuildable_error(settings: SimulatorSettings, failure: _Unbuildable) -> Se
         return SettingsError(field_name, template, reason=reasons[kind],
                              params={**params, **more})
 
+    def threshold_advice(raise_template: str, off_template: str) -> SettingsError | None:
+        """Advise the least higher threshold that builds, else turning it off, else None."""
+        threshold = _threshold_that_builds(settings)
+        if threshold:
+            return error(THRESHOLD, raise_template, fix=threshold)
+        return error(THRESHOLD, off_template) if threshold == 0 else None
+
     if kind == "no_room":
         most = _admission_room(settings, decodes_ahead)
         params["most"] = max(most, 0)
@@ -563,27 +570,23 @@ def _unbuildable_error(settings: SimulatorSettings, failure: _Unbuildable) -> Se
             return error(computed, N_("the warm-up cannot build C = %(computed)s for request "
                                       "%(request)s in one step with these budgets: set its C "
                                       "to %(fix)s"), fix=fix)
-        threshold = _threshold_that_builds(settings)
-        if threshold:
-            return error(THRESHOLD, N_("the warm-up cannot build C = %(computed)s for request "
-                                       "%(request)s in one step with these budgets: raise "
-                                       "long_prefill_token_threshold to %(fix)s"),
-                         fix=threshold)
-        if threshold == 0:
-            return error(THRESHOLD, N_("the warm-up cannot build C = %(computed)s for request "
-                                       "%(request)s in one step with these budgets: set "
-                                       "long_prefill_token_threshold to 0 (off)"))
+        advice = threshold_advice(
+            N_("the warm-up cannot build C = %(computed)s for request %(request)s in one step "
+               "with these budgets: raise long_prefill_token_threshold to %(fix)s"),
+            N_("the warm-up cannot build C = %(computed)s for request %(request)s in one step "
+               "with these budgets: set long_prefill_token_threshold to 0 (off)"))
+        if advice is not None:
+            return advice
         return error(computed, N_("the warm-up cannot build C = %(computed)s for request "
                                   "%(request)s in one step with these budgets"))
     if kind == "too_many_fillers":
-        threshold = _threshold_that_builds(settings)
-        if threshold:
-            return error(THRESHOLD, N_("the warm-up would need too many filler requests: "
-                                       "raise long_prefill_token_threshold to %(fix)s"),
-                         fix=threshold)
-        if threshold == 0:
-            return error(THRESHOLD, N_("the warm-up would need too many filler requests: "
-                                       "set long_prefill_token_threshold to 0 (off)"))
+        advice = threshold_advice(
+            N_("the warm-up would need too many filler requests: raise "
+               "long_prefill_token_threshold to %(fix)s"),
+            N_("the warm-up would need too many filler requests: set "
+               "long_prefill_token_threshold to 0 (off)"))
+        if advice is not None:
+            return advice
         fix = _computed_that_builds(settings, rid, nearest)
         if fix is not None:
             return error(computed, N_("the warm-up would need too many filler requests to "
@@ -596,17 +599,15 @@ def _unbuildable_error(settings: SimulatorSettings, failure: _Unbuildable) -> Se
         return error(computed, N_("is built in one warm-up step, so it cannot exceed the "
                                   "threshold (%(threshold)s): lower C of request %(request)s "
                                   "to %(fix)s"), fix=fix)
-    threshold = _threshold_that_builds(settings)
-    if threshold:
-        return error(THRESHOLD, N_("C of request %(request)s (%(computed)s) is built in one "
-                                   "warm-up step, so it cannot exceed the threshold "
-                                   "(%(threshold)s): raise long_prefill_token_threshold to "
-                                   "%(fix)s"), fix=threshold)
-    if threshold == 0:
-        return error(THRESHOLD, N_("C of request %(request)s (%(computed)s) is built in one "
-                                   "warm-up step, so it cannot exceed the threshold "
-                                   "(%(threshold)s): set long_prefill_token_threshold to 0 "
-                                   "(off)"))
+    advice = threshold_advice(
+        N_("C of request %(request)s (%(computed)s) is built in one warm-up step, so it cannot "
+           "exceed the threshold (%(threshold)s): raise long_prefill_token_threshold to "
+           "%(fix)s"),
+        N_("C of request %(request)s (%(computed)s) is built in one warm-up step, so it cannot "
+           "exceed the threshold (%(threshold)s): set long_prefill_token_threshold to 0 "
+           "(off)"))
+    if advice is not None:
+        return advice
     return error(computed, N_("is built in one warm-up step, so it cannot exceed the "
                               "threshold (%(threshold)s)"))
 
