@@ -102,7 +102,9 @@ def shot(screenshot_dir: Path) -> Callable[[Any, str], Path]:
 
     def take(page: Any, name: str) -> Path:
         path = screenshot_dir / f"{name}.png"
-        page.screenshot(path=str(path), full_page=True)
+        # A long page (the lesson) can take more than the default 10 s on a loaded machine:
+        # the screenshot is an artifact, not what the test checks.
+        page.screenshot(path=str(path), full_page=True, timeout=60_000)
         return path
 
     return take

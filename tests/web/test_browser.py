@@ -138,6 +138,11 @@ def test_moving_a_simulator_slider_changes_the_allocation(page: Any, browser: An
     assert page.locator("#f-B-num_computed_tokens").input_value() == "5"
     assert steps.focus_is_visible(page)
     assert "B.num_computed_tokens=5" in page.url
+    # On a phone the result is far below: one line beside the controls says the allocation.
+    summary = page.locator("#sim-summary")
+    expect(summary).to_contain_text("A 1 · B 5 · C 2——合计 8")
+    box, height = summary.bounding_box(), page.viewport_size["height"]
+    assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= height
     shot(page, "simulator")
     scripted = page.locator("section.step-target table").inner_text()
 
