@@ -10,10 +10,11 @@ from datetime import UTC
 from typing import Any
 
 import marshmallow as ma
-from marshmallow import fields, validate
+from marshmallow import fields
 
 from quizsvc.bank.model import QuestionKind
 from quizsvc.http.arguments import RETENTION, StrictSchema
+from quizsvc.http.validators import Length, OneOf, Range
 from quizsvc.study.limits import MAX_EXPLANATION, MAX_IDEMPOTENCY_KEY, MAX_NOTE, MAX_REF
 from quizsvc.study.portability import EXPORT_FORMAT, IMPORT_FORMATS, ORIGINS
 
@@ -38,8 +39,8 @@ class StoredTime(fields.AwareDateTime):
         return in_utc
 
 
-STABILITY = validate.Range(min=0, max=1e6)  # days; fsrs caps intervals at 36500
-DIFFICULTY = validate.Range(min=1, max=10)  # fsrs keeps difficulty in [1, 10]
+STABILITY = Range(min=0, max=1e6)  # days; fsrs caps intervals at 36500
+DIFFICULTY = Range(min=1, max=10)  # fsrs keeps difficulty in [1, 10]
 
 
 class HealthSchema(ma.Schema):
@@ -430,10 +431,10 @@ class DeletedSchema(ma.Schema):
 class ExportSelfAssessmentSchema(StrictSchema):
     """A self-assessment in an export document."""
 
-    ref = fields.String(required=True, validate=validate.Length(min=1, max=MAX_REF))
-    ref_kind = fields.String(required=True, validate=validate.OneOf(("question", "section")))
-    rating = fields.Integer(required=True, strict=True, validate=validate.Range(min=1, max=4))
-    note = fields.String(required=True, allow_none=True, validate=validate.Length(max=MAX_NOTE))
+    ref = fields.String(required=True, validate=Length(min=1, max=MAX_REF))
+    ref_kind = fields.String(required=True, validate=OneOf(("question", "section")))
+    rating = fields.Integer(required=True, strict=True, validate=Range(min=1, max=4))
+    note = fields.String(required=True, allow_none=True, validate=Length(max=MAX_NOTE))
     updated_at = StoredTime(required=True, format="iso")
 
 
@@ -445,51 +446,51 @@ class ExportAttemptSchema(StrictSchema):
     are null and travel in ``sealed``, readable by this deployment only.
     """
 
-    n = fields.Integer(required=True, strict=True, validate=validate.Range(min=1, max=MAX_INT32))
-    question_id = fields.String(required=True, validate=validate.Length(min=1, max=MAX_REF))
-    lesson = fields.String(required=True, validate=validate.Length(min=1, max=MAX_REF))
-    kind = fields.String(required=True, validate=validate.OneOf([k.value for k in QuestionKind]))
+    n = fields.Integer(required=True, strict=True, validate=Range(min=1, max=MAX_INT32))
+    question_id = fields.String(required=True, validate=Length(min=1, max=MAX_REF))
+    lesson = fields.String(required=True, validate=Length(min=1, max=MAX_REF))
+    kind = fields.String(required=True, validate=OneOf([k.value for k in QuestionKind]))
     seed = fields.Integer(required=True, strict=True, allow_none=True,
-                          validate=validate.Range(min=0, max=2**63 - 1))
-    bank_version = fields.String(required=True, validate=validate.Length(min=1, max=64))
+                          validate=Range(min=0, max=2**63 - 1))
+    bank_version = fields.String(required=True, validate=Length(min=1, max=64))
     answer = fields.Raw(required=True, allow_none=True)
     graded = fields.Boolean(required=True)
     correct = fields.Boolean(required=True, allow_none=True)
-    score = fields.Float(required=True, allow_none=True, validate=validate.Range(min=0, max=1))
+    score = fields.Float(required=True, allow_none=True, validate=Range(min=0, max=1))
     misconception_id = fields.String(required=True, allow_none=True,
-                                     validate=validate.Length(max=MAX_REF))
+                                     validate=Length(max=MAX_REF))
     served_at = StoredTime(required=True, format="iso")
     submitted_at = StoredTime(required=True, format="iso")
     duration_ms = fields.Integer(required=True, strict=True,
-                                 validate=validate.Range(min=0, max=MAX_INT32))
+                                 validate=Range(min=0, max=MAX_INT32))
     closed_book = fields.Boolean(required=True)
     explanation = fields.String(required=True, allow_none=True,
-                                validate=validate.Length(max=MAX_EXPLANATION))
+                                validate=Length(max=MAX_EXPLANATION))
     explained_at = StoredTime(required=True, allow_none=True, format="iso")
     revealed_at = StoredTime(required=True, allow_none=True, format="iso")
     idempotency_key = fields.String(required=True,
-                                    validate=validate.Length(min=1, max=MAX_IDEMPOTENCY_KEY))
-    request_digest = fields.String(required=True, validate=validate.Length(equal=64))
-    origin = fields.String(load_default="graded", validate=validate.OneOf(ORIGINS), metadata={
+                                    validate=Length(min=1, max=MAX_IDEMPOTENCY_KEY))
+    request_digest = fields.String(required=True, validate=Length(equal=64))
+    origin = fields.String(load_default="graded", validate=OneOf(ORIGINS), metadata={
         "description": "graded here, regraded at an import, or unverified (counts for "
                        "nothing)"})
     content_key = fields.String(load_default=None, allow_none=True,
-                                validate=validate.Length(max=32), metadata={
+                                validate=Length(max=32), metadata={
         "description": "what the variant asked: mastery wants two different ones"})
     sealed = fields.String(load_default=None, allow_none=True,
-                           validate=validate.Length(max=MAX_SEALED))
+                           validate=Length(max=MAX_SEALED))
     signature = fields.String(load_default=None, allow_none=True,
-                              validate=validate.Length(equal=64))
+                              validate=Length(equal=64))
 
 
 class ExportCardSchema(StrictSchema):
     """An fsrs card in an export document."""
 
-    question_id = fields.String(required=True, validate=validate.Length(min=1, max=MAX_REF))
-    lesson = fields.String(required=True, validate=validate.Length(min=1, max=MAX_REF))
-    state = fields.Integer(required=True, strict=True, validate=validate.Range(min=1, max=3))
+    question_id = fields.String(required=True, validate=Length(min=1, max=MAX_REF))
+    lesson = fields.String(required=True, validate=Length(min=1, max=MAX_REF))
+    state = fields.Integer(required=True, strict=True, validate=Range(min=1, max=3))
     step = fields.Integer(required=True, allow_none=True, strict=True,
-                          validate=validate.Range(min=0, max=100))
+                          validate=Range(min=0, max=100))
     stability = fields.Float(required=True, allow_none=True, validate=STABILITY)
     difficulty = fields.Float(required=True, allow_none=True, validate=DIFFICULTY)
     due = StoredTime(required=True, format="iso")
@@ -500,18 +501,18 @@ class ExportCardSchema(StrictSchema):
 class ExportReviewLogSchema(StrictSchema):
     """One fsrs review in an export document, with the card state before it."""
 
-    question_id = fields.String(required=True, validate=validate.Length(min=1, max=MAX_REF))
+    question_id = fields.String(required=True, validate=Length(min=1, max=MAX_REF))
     attempt = fields.Integer(required=True, allow_none=True, strict=True,
-                             validate=validate.Range(min=1, max=MAX_INT32))
-    rating = fields.Integer(required=True, strict=True, validate=validate.Range(min=1, max=4))
+                             validate=Range(min=1, max=MAX_INT32))
+    rating = fields.Integer(required=True, strict=True, validate=Range(min=1, max=4))
     reviewed_at = StoredTime(required=True, format="iso")
     duration_ms = fields.Integer(required=True, allow_none=True, strict=True,
-                                 validate=validate.Range(min=0, max=MAX_INT32))
+                                 validate=Range(min=0, max=MAX_INT32))
     rated_by_learner = fields.Boolean(required=True)
     state_before = fields.Integer(required=True, strict=True,
-                                  validate=validate.Range(min=1, max=3))
+                                  validate=Range(min=1, max=3))
     step_before = fields.Integer(required=True, allow_none=True, strict=True,
-                                 validate=validate.Range(min=0, max=100))
+                                 validate=Range(min=0, max=100))
     stability_before = fields.Float(required=True, allow_none=True, validate=STABILITY)
     difficulty_before = fields.Float(required=True, allow_none=True, validate=DIFFICULTY)
     due_before = StoredTime(required=True, format="iso")
@@ -521,20 +522,20 @@ class ExportReviewLogSchema(StrictSchema):
 class ExportMasterySchema(StrictSchema):
     """A mastery record in an export (re-derived by the policy on import, never trusted)."""
 
-    question_id = fields.String(required=True, validate=validate.Length(min=1, max=MAX_REF))
-    lesson = fields.String(required=True, validate=validate.Length(min=1, max=MAX_REF))
+    question_id = fields.String(required=True, validate=Length(min=1, max=MAX_REF))
+    lesson = fields.String(required=True, validate=Length(min=1, max=MAX_REF))
     mastered = fields.Boolean(required=True)
     mastered_at = StoredTime(required=True, allow_none=True, format="iso")
-    evidence = fields.List(fields.Integer(strict=True, validate=validate.Range(
+    evidence = fields.List(fields.Integer(strict=True, validate=Range(
         min=1, max=MAX_INT32)), required=True)
-    policy = fields.String(required=True, validate=validate.Length(min=1, max=32))
+    policy = fields.String(required=True, validate=Length(min=1, max=32))
     evaluated_at = StoredTime(required=True, format="iso")
 
 
 class ExportSchema(StrictSchema):
     """A learner's own data: ``GET /api/export`` writes it, ``POST /api/import`` reads it."""
 
-    format = fields.String(required=True, validate=validate.OneOf(IMPORT_FORMATS), metadata={
+    format = fields.String(required=True, validate=OneOf(IMPORT_FORMATS), metadata={
         "description": f"{EXPORT_FORMAT} (documents of quizsvc-export/1 import unsigned)"})
     exported_at = StoredTime(required=True, format="iso")
     self_assessments = fields.List(fields.Nested(ExportSelfAssessmentSchema), required=True)

@@ -79,7 +79,7 @@ NUMBERS_OF_REQUEST = ("N", "C", "S", "ph", "O", "Nspec", "C1", "ph1", "S1", "N2"
 
 # Table columns: header (zh, en) and the request field they show.
 COLUMNS: dict[str, tuple[str, str]] = {
-    "loop": ("队列", "loop"),
+    "loop": ("循环", "loop"),
     "N": ("N", "N"),
     "C": ("C", "C"),
     "S": ("草稿数 S", "drafts S"),

@@ -9,9 +9,11 @@ marshmallow 4 requires. Every bound comes from ``quizsvc.study.limits``.
 from __future__ import annotations
 
 import marshmallow as ma
-from marshmallow import fields, validate
+from marshmallow import fields
 
 from quizsvc.bank.anki import LANG_MODES
+from quizsvc.errors import N_
+from quizsvc.http.validators import Length, OneOf, Range
 from quizsvc.review.scheduling import MAX_RETENTION, MIN_RETENTION
 from quizsvc.study.lessons import LANGUAGES
 from quizsvc.study.limits import (
@@ -26,12 +28,12 @@ from quizsvc.study.reviews import RATING_NAMES
 from quizsvc.study.sessions import MODES
 
 # Each bound once, for the JSON schemas and the form schemas that take the same field as text.
-SESSION_SIZE = validate.Range(min=1)  # the top is the deployment's MAX_SESSION_SIZE
-SELF_RATING = validate.Range(min=1, max=4)
-VARIANT_ID = validate.Length(min=1, max=MAX_VARIANT_ID)
-IDEMPOTENCY_KEY = validate.Length(min=1, max=MAX_IDEMPOTENCY_KEY)
-NOTE = validate.Length(max=MAX_NOTE)
-RETENTION = validate.Range(min=MIN_RETENTION, max=MAX_RETENTION)
+SESSION_SIZE = Range(min=1)  # the top is the deployment's MAX_SESSION_SIZE
+SELF_RATING = Range(min=1, max=4)
+VARIANT_ID = Length(min=1, max=MAX_VARIANT_ID)
+IDEMPOTENCY_KEY = Length(min=1, max=MAX_IDEMPOTENCY_KEY)
+NOTE = Length(max=MAX_NOTE)
+RETENTION = Range(min=MIN_RETENTION, max=MAX_RETENTION)
 
 
 class StrictSchema(ma.Schema):
@@ -44,18 +46,18 @@ class StrictSchema(ma.Schema):
 class LanguageQuerySchema(StrictSchema):
     """Choose the lesson text's language (Chinese is the original)."""
 
-    lang = fields.String(load_default="zh", validate=validate.OneOf(LANGUAGES))
+    lang = fields.String(load_default="zh", validate=OneOf(LANGUAGES))
 
 
 class SessionCreateSchema(StrictSchema):
     """Start a closed-book session."""
 
-    lesson = fields.String(required=True, validate=validate.Length(min=1, max=MAX_REF))
-    mode = fields.String(load_default="review", validate=validate.OneOf(MODES))
+    lesson = fields.String(required=True, validate=Length(min=1, max=MAX_REF))
+    mode = fields.String(load_default="review", validate=OneOf(MODES))
     size = fields.Integer(load_default=10, strict=True, validate=SESSION_SIZE,
                           metadata={"description": "questions to pick, at most the "
                                     "deployment's MAX_SESSION_SIZE (50 unless configured)"})
-    retry_of = fields.String(load_default=None, validate=validate.Length(min=1, max=MAX_REF),
+    retry_of = fields.String(load_default=None, validate=Length(min=1, max=MAX_REF),
                              metadata={"description": "an earlier session of this learner: "
                                        "serve its mistakes again"})
 
@@ -80,26 +82,26 @@ class ExplanationSchema(StrictSchema):
     """Why the answer was wrong, in the learner's words."""
 
     explanation = fields.String(required=True,
-                                validate=validate.Length(min=1, max=MAX_EXPLANATION))
+                                validate=Length(min=1, max=MAX_EXPLANATION))
 
 
 class RatingSchema(StrictSchema):
     """An fsrs rating: Hard/Good/Easy after a right answer, any of four for a card."""
 
-    rating = fields.String(required=True, validate=validate.OneOf(RATING_NAMES))
+    rating = fields.String(required=True, validate=OneOf(RATING_NAMES))
 
 
 class DueQuerySchema(StrictSchema):
     """Filter the due report by lesson; cap the listed items."""
 
-    lesson = fields.String(validate=validate.Length(min=1, max=MAX_REF))
-    limit = fields.Integer(load_default=20, validate=validate.Range(min=0, max=100))
+    lesson = fields.String(validate=Length(min=1, max=MAX_REF))
+    limit = fields.Integer(load_default=20, validate=Range(min=0, max=100))
 
 
 class LessonQuerySchema(StrictSchema):
     """Filter by lesson."""
 
-    lesson = fields.String(validate=validate.Length(min=1, max=MAX_REF))
+    lesson = fields.String(validate=Length(min=1, max=MAX_REF))
 
 
 class SelfAssessmentPutSchema(StrictSchema):
@@ -112,19 +114,19 @@ class SelfAssessmentPutSchema(StrictSchema):
 class ExportQuerySchema(StrictSchema):
     """Choose the export format: the JSON document or the fsrs-optimizer review-log CSV."""
 
-    format = fields.String(load_default="json", validate=validate.OneOf(("json", "fsrs-csv")))
+    format = fields.String(load_default="json", validate=OneOf(("json", "fsrs-csv")))
 
 
 class PreviewQuerySchema(StrictSchema):
     """Which variant an author wants to see."""
 
-    seed = fields.Integer(required=True, validate=validate.Range(min=0, max=2**63 - 1))
+    seed = fields.Integer(required=True, validate=Range(min=0, max=2**63 - 1))
 
 
 class LinkRequestSchema(StrictSchema):
     """Link this browser to the learner who issued ``code``."""
 
-    code = fields.String(required=True, validate=validate.Length(min=1, max=MAX_LINK_CODE))
+    code = fields.String(required=True, validate=Length(min=1, max=MAX_LINK_CODE))
     leave_progress = fields.Boolean(load_default=False, metadata={
         "description": "link even though this browser's own answers would be left behind "
                        "(otherwise such a link is 409 would_leave_progress)"})
@@ -134,13 +136,13 @@ class SessionFormSchema(SessionCreateSchema):
     """The start form of a quiz, review or flashcard session (``size`` arrives as text)."""
 
     size = fields.Integer(load_default=10, validate=SESSION_SIZE,
-                          error_messages={"invalid": "must be a whole number"})
+                          error_messages={"invalid": N_("must be a whole number")})
 
 
 class SelfAssessmentFormSchema(StrictSchema):
     """The lesson page's self-assessment form: which section, the rating, a note."""
 
-    ref = fields.String(required=True, validate=validate.Length(min=1, max=MAX_REF))
+    ref = fields.String(required=True, validate=Length(min=1, max=MAX_REF))
     rating = fields.Integer(required=True, validate=SELF_RATING,
                             error_messages={"invalid": "must be 1 (not yet) .. 4 (solid)"})
     note = fields.String(load_default=None, allow_none=True, validate=NOTE)
@@ -149,14 +151,14 @@ class SelfAssessmentFormSchema(StrictSchema):
 class OpenBookFormSchema(StrictSchema):
     """Open the book on a lesson from the page that asked, then go on to ``then``."""
 
-    then = fields.String(load_default="lesson", validate=validate.OneOf(
+    then = fields.String(load_default="lesson", validate=OneOf(
         ("lesson", "anki", "reference", "glossary")))
 
 
 class SimulatorOpenBookFormSchema(StrictSchema):
     """Open the book for the sandbox, then run the simulator on these query settings."""
 
-    settings = fields.String(load_default="", validate=validate.Length(max=4000))
+    settings = fields.String(load_default="", validate=Length(max=4000))
 
 
 class AnswerFormSchema(StrictSchema):
@@ -183,7 +185,7 @@ class DesiredRetentionFormSchema(DesiredRetentionSchema):
 class SimulateQuerySchema(StrictSchema):
     """How much of a replayed trace to send back."""
 
-    detail = fields.String(load_default="summary", validate=validate.OneOf(("summary", "full")),
+    detail = fields.String(load_default="summary", validate=OneOf(("summary", "full")),
                            metadata={"description": "summary: what each step scheduled; full: "
                                      "also every request's counters at every phase"})
 
@@ -191,4 +193,4 @@ class SimulateQuerySchema(StrictSchema):
 class AnkiQuerySchema(StrictSchema):
     """What the cards of an Anki package show: zh, en or both (every note holds both)."""
 
-    lang = fields.String(load_default="zh", validate=validate.OneOf(LANG_MODES))
+    lang = fields.String(load_default="zh", validate=OneOf(LANG_MODES))

@@ -23,7 +23,7 @@ from sqlalchemy import exc as sa_exc
 from werkzeug.exceptions import HTTPException
 
 from quizsvc import errors
-from quizsvc.http.language import accepted_lang, message_in
+from quizsvc.http.language import accepted_lang, message_in, say_reason
 
 log = logging.getLogger(__name__)
 
@@ -111,7 +111,7 @@ def said_fields(field_errors: dict[str, Any]) -> dict[str, Any] | None:
             return {key: say(item) for key, item in value.items()}
         if isinstance(value, list | tuple):
             return [say(item) for item in value]
-        return message_in(lang, value) if isinstance(value, str) else value
+        return say_reason(value, lang) if isinstance(value, str) else value
 
     said = say(field_errors)
     return {"message": summarise(said), "errors": said}

@@ -23,6 +23,7 @@ from flask import Flask, request
 from flask_babel import Babel, force_locale, get_locale, gettext
 
 from quizsvc.errors import N_
+from quizsvc.http.validators import Said
 
 LANGS: tuple[str, ...] = ("zh", "en")
 LANG_COOKIE = "lang"
@@ -66,6 +67,14 @@ def message(template: str, params: dict[str, Any] | None = None) -> str:
     with its ``params``, or, without params, a fixed sentence such as marshmallow's."""
     text = str(gettext(template))
     return text % params if params is not None else text
+
+
+def say_reason(reason: Any, lang: str | None = None) -> str:
+    """Say one field reason from a schema: a ``Said`` by its template and params, any
+    other (marshmallow's fixed sentences) looked up as it is; in ``lang``, or the page's."""
+    template, params = ((reason.template, reason.params) if isinstance(reason, Said)
+                        else (str(reason), None))
+    return message_in(lang, template, params) if lang else message(template, params)
 
 
 def message_in(lang: str, template: str, params: dict[str, Any] | None = None) -> str:

@@ -538,7 +538,7 @@ def _ordinal(number: int) -> str:
 def numbers_header(lang: str = "en") -> tuple[str, ...]:
     """Return the column names of a step's numbers table."""
     if lang == "zh":
-        return ("请求", "队列", "需求", "n（验证的草稿）", "受谁约束",
+        return ("请求", "循环", "需求", "n（验证的草稿）", "受谁约束",
                 "C：调度前 → 调度后 → 更新后", "更新后 N")
     return ("request", "loop", "demand", "n (drafts verified)", "bound by",
             "C: before → after schedule → after update", "N after update")

@@ -78,6 +78,7 @@ BOUNDS: dict[str, LazyString] = {
     'seats': _l('max_num_seqs seats'),
     'preempted': _l('preempted'),
     'skipped': _l('skipped'),
+    'padding': _l('padding to 1 + K'),
     'not eligible': _l('not eligible'),
 }
 

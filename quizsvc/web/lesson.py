@@ -8,6 +8,7 @@ link a question's reveal gives) lands on the right text.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -38,7 +39,9 @@ class LessonPart:
 
 
 def _normal(text: str) -> str:
-    return "".join(text.split()).casefold()
+    """Compare headings as a reader does: full-width punctuation as ASCII (NFKC), no spaces,
+    no case ("改变变量，验证直觉" is "改变变量,验证直觉")."""
+    return "".join(unicodedata.normalize("NFKC", text).split()).casefold()
 
 
 def lesson_parts(markdown: str, sections: Sequence[Any], lang: str, title: str

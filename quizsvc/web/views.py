@@ -37,7 +37,14 @@ from quizsvc.http.arguments import (
 )
 from quizsvc.http.context import current_context
 from quizsvc.http.errors import handle_http_exception, status_of
-from quizsvc.http.language import LANG_COOKIE, LANGS, current_lang, interval_text, message
+from quizsvc.http.language import (
+    LANG_COOKIE,
+    LANGS,
+    current_lang,
+    interval_text,
+    message,
+    say_reason,
+)
 from quizsvc.http.limits import link_redeem_limit, sandbox_limit, sandbox_spending
 from quizsvc.http.parsing import FormInvalid, form_parser
 from quizsvc.review import calibration
@@ -56,6 +63,7 @@ from quizsvc.study import (
 )
 from quizsvc.study import lessons as reading
 from quizsvc.study import simulator as plans
+from quizsvc.study.limits import MAX_LINK_CODE
 from quizsvc.web import labels
 from quizsvc.web import simulator as sim
 from quizsvc.web.forms import (
@@ -115,6 +123,7 @@ def page_globals() -> dict[str, Any]:
         "lang_switch_url": url_with(lang=other),
         "other_lang": other,
         "nav": labels.NAV,
+        "max_code_length": MAX_LINK_CODE,  # the link form's field takes no more
     }
 
 
@@ -166,7 +175,7 @@ def said(error: ServiceError | FormInvalid) -> tuple[str, str]:
     refused from marshmallow's messages, each looked up in the catalog."""
     if isinstance(error, FormInvalid):
         field, reasons = next(iter(error.messages.items()))
-        return field, "; ".join(message(str(reason)) for reason in reasons)
+        return field, "; ".join(say_reason(reason) for reason in reasons)
     return getattr(error, "field", ""), message(error.template, error.params)
 
 

@@ -187,3 +187,11 @@ def test_a_replayed_wrong_model_shows_its_step_beside_the_real_one(learner, real
             assert 'class="diverges"' in wrong_table, question_id
             assert f"Step {expected.step} as vLLM ran it" in html
     assert shown >= 5
+
+
+def test_the_lessons_simulator_section_offers_the_simulator_in_chinese(real_app, real_bank):
+    """The zh lesson writes its heading with an ASCII comma, the interface with a full-width
+    one: they are the same heading to a reader, and to the page."""
+    page = real_app.test_client().get(f"/lessons/{lesson_id(real_bank)}?lang=zh")
+    assert page.status_code == 200
+    assert "打开模拟器" in page.get_data(as_text=True)

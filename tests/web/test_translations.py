@@ -83,3 +83,43 @@ def test_pages_speak_the_chosen_language_and_remember_it(client: object, path: s
     assert 'lang="en"' in again  # the cookie keeps the choice
     chinese = client.get(f"{path}?lang=zh").get_data(as_text=True)  # type: ignore[attr-defined]
     assert 'lang="zh' in chinese and "闭卷测验" in chinese
+
+
+def test_every_bound_the_ledger_reports_has_a_word_on_the_page() -> None:
+    from quizsvc.ledger.output import BOUNDS
+    from quizsvc.web import labels
+
+    assert set(BOUNDS) | {"not eligible"} <= set(labels.BOUNDS)
+    assert {f"bound_{name}" for name in labels.BOUNDS} <= set(labels.SIMULATOR_SCRIPT)
+
+
+def test_marshmallows_range_length_and_choice_refusals_keep_their_template() -> None:
+    import marshmallow as ma
+
+    from quizsvc.http.validators import Length, OneOf, Range, Said
+
+    class Form(ma.Schema):
+        size = ma.fields.Integer(validate=Range(min=1, max=50))
+        code = ma.fields.String(validate=Length(min=1, max=4))
+        mode = ma.fields.String(validate=OneOf(["quiz", "review"]))
+
+    with pytest.raises(ma.ValidationError) as caught:
+        Form().load({"size": 0, "code": "ABCDE", "mode": "x"})
+    size, code, mode = (caught.value.messages[k][0] for k in ("size", "code", "mode"))
+    # The same English as marshmallow's own, and the template a catalog can say.
+    assert size == "Must be greater than or equal to 1 and less than or equal to 50."
+    assert code == "Longer than maximum length 4." or code.startswith("Length must be")
+    assert mode == "Must be one of: quiz, review."
+    assert all(isinstance(m, Said) for m in (size, code, mode))
+    assert size.template % size.params == size
+
+
+def test_a_schema_refusal_on_a_chinese_page_is_said_in_chinese(client: object) -> None:
+    client.get("/?lang=zh")  # type: ignore[attr-defined]
+    csrf = client.get_cookie("csrf_token").value  # type: ignore[attr-defined]
+    page = client.post("/link/redeem", data={  # type: ignore[attr-defined]
+        "csrf_token": csrf, "code": "X" * 65})
+    assert page.status_code == 422
+    text = page.get_data(as_text=True)
+    assert "长度必须在 1 到 64 之间。" in text and 'maxlength="64"' in text
+
