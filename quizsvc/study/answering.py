@@ -401,6 +401,11 @@ def attempt_question(ctx: Context, attempt_id: int) -> ServedQuestion | None:
     """
     answered = owned_attempt(ctx, attempt_id)
     ctx.db.commit()
+    return question_of(ctx, answered)
+
+
+def question_of(ctx: Context, answered: Attempt) -> ServedQuestion | None:
+    """Return the question a stored attempt answered, as it was served (no reads)."""
     q = ctx.index.questions.get(answered.question_id)
     if answered.bank_version != str(ctx.bank.version) or q is None:
         return None
@@ -408,15 +413,13 @@ def attempt_question(ctx: Context, attempt_id: int) -> ServedQuestion | None:
                        answered.served_at)
 
 
-def wrong_model_step(ctx: Context, attempt_id: int, lang: str) -> ModelStep | None:
+def model_step_of(ctx: Context, answered: Attempt, lang: str) -> ModelStep | None:
     """Return the asked step as it ran and as the wrong model the answer matched replays it.
 
     Only once the reveal is earned, and only for a wrong model the ledger replays (a model
     computed by formula has no step to show); ``None`` otherwise, or once the bank has moved
-    on. The tables are the worked solution's, in ``lang``.
+    on. The tables are the worked solution's, in ``lang``. No reads: the bank replays.
     """
-    answered = owned_attempt(ctx, attempt_id)
-    ctx.db.commit()
     if answered.revealed_at is None or answered.misconception_id is None:
         return None
     key = stored_key(ctx, answered)

@@ -14,6 +14,7 @@ from quizsvc.review import outcome, scheduling
 from quizsvc.review.scheduling import ReviewRating, SchedulerSettings
 from quizsvc.store import answers, scheduler_settings
 from quizsvc.store.database import begin_read_only
+from quizsvc.store.models import Attempt
 from quizsvc.study.answering import AttemptView, owned_attempt, rating_choices, stored_view
 from quizsvc.study.context import Context
 
@@ -75,15 +76,20 @@ def rating_intervals(ctx: Context, attempt_id: int) -> dict[str, timedelta]:
     """Say what each rating still open to an attempt would schedule: the time until its card
     is due again, as Anki prints on its buttons. Empty when no rating can change anything."""
     begin_read_only(ctx.db)
-    attempt = owned_attempt(ctx, attempt_id)
+    intervals = intervals_of(ctx, owned_attempt(ctx, attempt_id))
+    ctx.db.commit()
+    return intervals
+
+
+def intervals_of(ctx: Context, attempt: Attempt) -> dict[str, timedelta]:
+    """``rating_intervals`` of an attempt already read (its review, card and settings are
+    read here; the caller ends the transaction)."""
     choices = rating_choices(attempt.graded, attempt.correct, attempt.origin)
     logged = answers.review_of_attempt(ctx.db, attempt.id) if choices else None
     if not choices or (logged is not None and not logged.latest):
-        ctx.db.commit()
         return {}
     settings = scheduler_settings.read_settings(ctx.db, ctx.learner_id, attempt.lesson)
     card = None if logged else answers.card_of(ctx.db, ctx.learner_id, attempt.question_id)
-    ctx.db.commit()
     intervals = {}
     for name in choices:
         entry = review_for(logged, card, ReviewRating.from_name(name), ctx.now, settings)

@@ -61,6 +61,7 @@ from quizsvc.study import (
     serving,
     sessions,
 )
+from quizsvc.study import attempt_page as attempt_pages
 from quizsvc.study import lessons as reading
 from quizsvc.study import simulator as plans
 from quizsvc.study.limits import MAX_LINK_CODE
@@ -444,18 +445,15 @@ def answer(session_id: str) -> BaseResponse | tuple[str, int]:
 def attempt_page(session_id: str, attempt_id: int, error: tuple[str, str] | None = None,
                  status: int = 200) -> tuple[str, int]:
     """Render an attempt's result: the reveal only once it has been earned."""
-    ctx = current_context()
-    result = answering.get_attempt(ctx, attempt_id)
-    served = answering.attempt_question(ctx, attempt_id)
-    intervals = reviews.rating_intervals(ctx, attempt_id) if result.rating_choices else {}
+    page = attempt_pages.attempt_page(current_context(), attempt_id, current_lang())
+    result = page.result
     return render_template(
-        "attempt.html", result=result, served=served, session_id=session_id, error=error,
-        intervals={name: interval_text(delta) for name, delta in intervals.items()},
+        "attempt.html", result=result, served=page.question, session_id=session_id,
+        error=error,
+        intervals={name: interval_text(delta) for name, delta in page.intervals.items()},
         lesson_url=lesson_url(result.reveal.lesson_link) if result.reveal else None,
         answer_text=answer_text, compare_rows=compare_rows,
-        model_step=(answering.wrong_model_step(ctx, attempt_id, current_lang())
-                    if result.reveal and result.reveal.wrong_model else None),
-        model_cells=model_cells,
+        model_step=page.model_step, model_cells=model_cells,
     ), status
 
 

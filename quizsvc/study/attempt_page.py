@@ -1,0 +1,45 @@
+"""Gather what the attempt page shows from one read of the attempt.
+
+The page shows the result (with the reveal once earned), the question as it was served,
+the interval each open rating would give, and, after a matched wrong model's reveal, the
+asked step as that model runs it. Each of those has its use case for other callers; this
+one reads the attempt once and hands the row to each part, in one read-only transaction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+
+from quizsvc.bank.catalog import ModelStep
+from quizsvc.store.database import begin_read_only
+from quizsvc.study import answering, reviews
+from quizsvc.study.answering import AttemptView
+from quizsvc.study.context import Context
+from quizsvc.study.serving import ServedQuestion
+
+
+@dataclass(frozen=True)
+class AttemptPage:
+    """An attempt as its page shows it."""
+
+    result: AttemptView
+    question: ServedQuestion | None
+    intervals: dict[str, timedelta]
+    model_step: ModelStep | None
+
+
+def attempt_page(ctx: Context, attempt_id: int, lang: str) -> AttemptPage:
+    """Return one of this learner's attempts with all its page shows (``NotFound`` if it is
+    not theirs); ``lang`` is the language of the wrong model's step tables."""
+    begin_read_only(ctx.db)
+    attempt = answering.owned_attempt(ctx, attempt_id)
+    result = answering.stored_view(ctx, attempt)
+    intervals = reviews.intervals_of(ctx, attempt) if result.rating_choices else {}
+    ctx.db.commit()
+    matched = result.reveal is not None and result.reveal.wrong_model is not None
+    return AttemptPage(
+        result=result,
+        question=answering.question_of(ctx, attempt),
+        intervals=intervals,
+        model_step=answering.model_step_of(ctx, attempt, lang) if matched else None)
