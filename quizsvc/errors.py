@@ -109,7 +109,6 @@ class Invalid(ServiceError):
         super().__init__(template, {location: {field: [detail]}}, reason=reason or "invalid",
                          params=params)
         self.field = field
-        self.detail = detail
         self.location = location
         self.message = f"{field}: {detail}"
         self.args = (self.message,)

@@ -177,9 +177,8 @@ def grade_key(key: AnswerKey, raw: Any) -> Grade:
     try:
         return _grade(key, raw)
     except ParseError as error:
-        return Grade(correct=False, score=0.0, parse_error=str(error),
-                     parse_template=error.template, parse_reason=error.reason,
-                     parse_params=error.params)
+        return Grade(correct=False, score=0.0, parse_template=error.template,
+                     parse_reason=error.reason, parse_params=error.params)
 
 
 def _grade(key: AnswerKey, raw: Any) -> Grade:

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from quizsvc.errors import filled
+
 
 class QuestionKind(StrEnum):
     """Name the kinds of question the bank holds."""
@@ -204,7 +206,7 @@ class Variant:
 class Grade:
     """The server's verdict on one submitted answer.
 
-    A ``parse_error`` (not a number, wrong length, unknown option) means the answer was not
+    A ``parse_template`` (not a number, wrong length, unknown option) means the answer was not
     graded and must cost no attempt; ``score`` is in [0, 1] (partial credit for vectors);
     ``misconception`` names the wrong model whose answer matched, if any.
     ``graded`` is False for answers the server does not judge: a flashcard's self-rating
@@ -214,10 +216,16 @@ class Grade:
 
     correct: bool
     score: float
-    parse_error: str | None = None  # the English sentence: parse_template % parse_params
-    parse_template: str | None = None  # its N_ template, for the page's catalog (gettext)
+    parse_template: str | None = None  # why it could not be read: an N_ template
     parse_reason: str | None = None  # a stable word for the page's catalog
     parse_params: dict[str, Any] | None = None  # its values; "element": the box (1-based)
     misconception: Misconception | None = None
     per_element: tuple[bool, ...] = ()
     graded: bool = True
+
+    @property
+    def parse_error(self) -> str | None:
+        """The English sentence of why the answer could not be read (None: it was read)."""
+        if self.parse_template is None:
+            return None
+        return filled(self.parse_template, self.parse_params)

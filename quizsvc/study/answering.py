@@ -236,10 +236,10 @@ def decide(ctx: Context, snapshot: answers.AnswerSnapshot, answer: Any, idempote
         values.update(answer=check_answer_shape(kind, answer), revealed_at=ctx.now)
         return Decided(write, key, None, ())
     grade = ctx.bank.grade_key(key, answer)
-    if grade.parse_error:
+    if grade.parse_template is not None:
         # The grader says why with a template and its params (the learner's text is a param,
         # so an answer such as "50%" is never read as a placeholder).
-        raise Invalid("answer", grade.parse_template or grade.parse_error.replace("%", "%%"),
+        raise Invalid("answer", grade.parse_template,
                       reason=grade.parse_reason or "unreadable_answer", params=grade.parse_params)
     correct = bool(grade.correct)
     values.update(answer=answer, correct=correct, score=float(grade.score),

@@ -146,9 +146,8 @@ class FakeBank:
             try:  # the real bank's reading of numbers, so parse reasons are the real ones
                 raw_answer = grading.parse_vector(raw_answer, 2)
             except grading.ParseError as error:
-                return Grade(correct=False, score=0.0, parse_error=str(error),
-                             parse_template=error.template, parse_reason=error.reason,
-                             parse_params=error.params)
+                return Grade(correct=False, score=0.0, parse_template=error.template,
+                             parse_reason=error.reason, parse_params=error.params)
             per = tuple(a == b for a, b in zip(raw_answer, variant.answer, strict=True))
             hit = next((m for m in variant.misconceptions if m.answer == raw_answer), None)
             return Grade(correct=all(per), score=sum(per) / len(per), per_element=per,
@@ -170,7 +169,7 @@ class FakeBank:
     def _grade_choice(variant: Variant | AnswerKey, options: set[str], raw_answer: Any
                       ) -> Grade:
         if raw_answer not in options:
-            return Grade(correct=False, score=0.0, parse_error="unknown option")
+            return Grade(correct=False, score=0.0, parse_template="unknown option")
         hit = next((m for m in variant.misconceptions if m.answer == raw_answer), None)
         right = raw_answer == variant.answer
         return Grade(correct=right, score=float(right), misconception=hit)
