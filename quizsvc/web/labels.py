@@ -187,7 +187,7 @@ SIMULATOR_SCRIPT: dict[str, LazyString] = {
 }
 
 
-# What the question page says under a box, by the grader's or the form's reason word;
+# What the question page says under a box where it words the grader's reason otherwise;
 # a reason not named here is said by its own template (quizsvc.http.language.message).
 ANSWER_REASONS: dict[str, LazyString] = {
     'not_integer': _lp('a single box', 'one whole number per box'),
@@ -197,8 +197,6 @@ ANSWER_REASONS: dict[str, LazyString] = {
     'not_a_list': _l('one whole number per box'),
     'unknown_option': _l('not one of the options'),
     'one_option': _l('choose one option'),
-    'position_range': _l('choose a position from 1 to %(max)s'),
-    'position_twice': _l('give every item a different position'),
     'order_incomplete': _l('put every item in the order'),
 }
 
