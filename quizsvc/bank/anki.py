@@ -8,8 +8,13 @@ What goes in, one note each:
 - **concept checks** (choice, multi, order, anchor and explain questions): the question, with
   its options, on the front; the answer and the explanation on the back;
 - **worked examples** of the numeric questions: Anki cannot draw new numbers, so each numeric
-  question goes in as ``WORKED_EXAMPLES`` fixed variants (the first seeds that make one),
-  tagged ``quizsvc::worked-example`` and marked as fixed on the card itself.
+  question goes in as ``WORKED_EXAMPLES`` fixed variants, tagged ``quizsvc::worked-example``
+  and marked as fixed on the card itself.
+
+The deck holds answers, so it never holds a variant the service serves closed-book: graded
+concept checks and worked examples come only in the contents ``quizsvc.bank.publication``
+keeps for what leaves the server (at seeds the service never draws), and a graded question
+too small to spare any content stays out of the deck.
 
 Every note carries both languages in its fields (``... zh`` and ``... en``); ``lang`` picks
 what the card templates show (``zh``, ``en`` or ``both``), so one note type per kind serves
@@ -39,13 +44,13 @@ from typing import Any
 
 import genanki
 
-from quizsvc.bank.errors import BankError, NotFound
+from quizsvc.bank.errors import NotFound
 from quizsvc.bank.model import Lesson, Question, QuestionKind, Text, Variant
+from quizsvc.bank.publication import Publication
 from quizsvc.bank.worksheet import LETTERS, inline_html
 
 LANG_MODES = ("zh", "en", "both")
 WORKED_EXAMPLES = 3
-SEED_TRIES = 20  # seeds tried for the worked examples of one numeric question
 CONCEPT_KINDS = (QuestionKind.CHOICE, QuestionKind.MULTI, QuestionKind.ORDER,
                  QuestionKind.ANCHOR, QuestionKind.EXPLAIN)
 FLASHCARD, GLOSSARY, CONCEPT, WORKED = "flashcard", "glossary", "concept-check", "worked-example"
@@ -216,8 +221,10 @@ def question_fields(question: Question, variant: Variant, banner: Text | None = 
     return tuple(fields)
 
 
-def question_notes(bank: Any, question: Question) -> list[DeckNote]:
-    """Return the notes one question makes (none for a kind Anki cannot hold)."""
+def question_notes(bank: Any, question: Question, publication: Publication
+                   ) -> list[DeckNote]:
+    """Return the notes one question makes (none for a kind Anki cannot hold, nor for a
+    graded question that keeps no content for what leaves the server)."""
     if question.kind is QuestionKind.FLASHCARD:
         variant = bank.variant(question.id, 0)
         return [DeckNote(FLASHCARD, guid("question", question.id),
@@ -225,26 +232,25 @@ def question_notes(bank: Any, question: Question) -> list[DeckNote]:
                           source_html(question)),
                          lesson_tags(question.lesson, FLASHCARD, question.section,
                                      question.tags))]
+    if question.kind is QuestionKind.EXPLAIN:  # self-rated: its model answer is no secret
+        return [concept_note(question, bank.variant(question.id, 0))]
     if question.kind in CONCEPT_KINDS:
-        return [DeckNote(CONCEPT, guid("question", question.id),
-                         question_fields(question, bank.variant(question.id, 0)),
-                         lesson_tags(question.lesson, CONCEPT, question.section,
-                                     question.tags))]
+        return [concept_note(question, variant)
+                for variant in publication.variants(question, 1)]
     if question.kind is QuestionKind.NUMERIC:
-        return worked_examples(bank, question)
+        return worked_examples(question, publication)
     return []
 
 
-def worked_examples(bank: Any, question: Question) -> list[DeckNote]:
-    """Return a numeric question's fixed worked examples, from the first seeds that work."""
-    variants: list[Variant] = []
-    for seed in range(SEED_TRIES):
-        try:
-            variants.append(bank.variant(question.id, seed))
-        except BankError:  # a template may find no usable numbers for a seed
-            continue
-        if len(variants) == WORKED_EXAMPLES:
-            break
+def concept_note(question: Question, variant: Variant) -> DeckNote:
+    """Return a concept check's note."""
+    return DeckNote(CONCEPT, guid("question", question.id), question_fields(question, variant),
+                    lesson_tags(question.lesson, CONCEPT, question.section, question.tags))
+
+
+def worked_examples(question: Question, publication: Publication) -> list[DeckNote]:
+    """Return a numeric question's fixed worked examples, from its published contents."""
+    variants = publication.variants(question, WORKED_EXAMPLES)
     notes = []
     for number, variant in enumerate(variants, start=1):
         banner = Text(*(WORDS["example"].get(lang).format(n=number, total=len(variants))
@@ -277,16 +283,22 @@ def deck_name(lesson: Lesson) -> str:
     return "quizsvc::" + title.replace("::", ":")
 
 
-def build_deck(bank: Any, lesson_id: str, lang: str) -> AnkiDeck:
-    """Collect a lesson's notes for Anki (raises ``BankError`` for an unknown lesson)."""
+def build_deck(bank: Any, lesson_id: str, lang: str, publication: Publication | None = None
+               ) -> AnkiDeck:
+    """Collect a lesson's notes for Anki (raises ``BankError`` for an unknown lesson).
+
+    ``publication`` is the bank's partition (made here when not given; a caller that keeps
+    one saves counting the questions' contents again).
+    """
     if lang not in LANG_MODES:
         raise ValueError(f"lang must be one of {', '.join(LANG_MODES)}")
     lesson = bank.lessons.get(lesson_id)
     if lesson is None:
         raise NotFound("lesson", "id", f"no lesson {str(lesson_id)[:80]!r}")
+    publication = publication or Publication(bank)
     notes = glossary_notes(lesson)
     for question in bank.questions_for(lesson_id):
-        notes += question_notes(bank, question)
+        notes += question_notes(bank, question, publication)
     description = {"zh": MASTERY_NOTE.zh, "en": MASTERY_NOTE.en,
                    "both": f"{MASTERY_NOTE.zh}<br>{MASTERY_NOTE.en}"}[lang]
     return AnkiDeck(lesson_id, deck_name(lesson), lang, description, tuple(notes))

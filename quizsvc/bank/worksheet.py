@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from quizsvc.bank.catalog import Bank
 from quizsvc.bank.model import QuestionKind, Variant
+from quizsvc.bank.publication import Publication
 
 GRADABLE = (
     QuestionKind.NUMERIC,
@@ -24,6 +25,7 @@ GRADABLE = (
 )
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 MAX_COUNT = 200
+PUBLISHED_START_SPAN = 2**40  # where in the published seeds a worksheet item starts looking
 
 WORDS = {
     "zh": {
@@ -67,19 +69,25 @@ class Worksheet:
     items: tuple[Variant, ...]
 
 
-def pick_items(bank: Bank, lesson_id: str, count: int, seed: int) -> list[Variant]:
+def pick_items(bank: Bank, lesson_id: str, count: int, seed: int,
+               publication: Publication | None = None) -> list[Variant]:
     """Pick ``count`` gradable variants for a lesson, numeric ones first, from ``seed``.
 
     Every numeric family appears before any family repeats; choice-like questions fill the
-    rest; when the count exceeds what the bank holds, numeric families are drawn again with
-    fresh seeds (a new variant, not a copy).
+    rest; when the count exceeds what the bank holds, numeric families are drawn again at
+    other seeds (a new variant, not a copy). A worksheet's answer key leaves the server, so
+    every variant is one of the contents kept for what leaves it (``quizsvc.bank.
+    publication``), never one the service serves closed-book; a question too small to spare
+    a content is left out.
     """
     if not 1 <= count <= MAX_COUNT:
         raise ValueError(f"count must be between 1 and {MAX_COUNT}")
+    publication = publication or Publication(bank)
     rng = random.Random(f"worksheet|{lesson_id}|{seed}")
-    questions = [q for q in bank.questions_for(lesson_id) if q.kind in GRADABLE]
-    numeric = [q.id for q in questions if q.kind is QuestionKind.NUMERIC]
-    others = [q.id for q in questions if q.kind is not QuestionKind.NUMERIC]
+    questions = [q for q in bank.questions_for(lesson_id)
+                 if q.kind in GRADABLE and publication.publishes(q)]
+    numeric = [q for q in questions if q.kind is QuestionKind.NUMERIC]
+    others = [q for q in questions if q.kind is not QuestionKind.NUMERIC]
     rng.shuffle(numeric)
     rng.shuffle(others)
     share = min(len(numeric), max(1, (count + 1) // 2)) if numeric else 0
@@ -87,7 +95,10 @@ def pick_items(bank: Bank, lesson_id: str, count: int, seed: int) -> list[Varian
     while len(chosen) < count and (numeric or others):
         chosen.append(rng.choice(numeric or others))
     rng.shuffle(chosen)
-    return [bank.variant(qid, rng.randrange(2**31)) for qid in chosen]
+    items = []
+    for question in chosen:
+        items += publication.variants(question, 1, start=rng.randrange(PUBLISHED_START_SPAN))
+    return items
 
 
 def _answer_text(variant: Variant, lang: str) -> str:

@@ -37,7 +37,7 @@ class AnkiPackage:
 def deck_preview(ctx: Context, lesson_id: str) -> DeckPreview:
     """Describe the lesson's deck without handing it out (unknown lessons are 404)."""
     lesson = ctx.index.lesson(lesson_id)
-    deck = anki.build_deck(ctx.bank, lesson_id, "both")
+    deck = anki.build_deck(ctx.bank, lesson_id, "both", ctx.index.publication)
     return DeckPreview(lesson_id, lesson.title, deck.name, deck.counts())
 
 
@@ -45,6 +45,6 @@ def lesson_package(ctx: Context, lesson_id: str, lang: str) -> AnkiPackage:
     """Build the lesson's package, showing ``lang``; open the book for its open questions."""
     ctx.index.lesson(lesson_id)
     require_book_open(ctx, lesson_id)
-    deck = anki.build_deck(ctx.bank, lesson_id, lang)
+    deck = anki.build_deck(ctx.bank, lesson_id, lang, ctx.index.publication)
     data = anki.package(deck, ctx.now)
     return AnkiPackage(f"quizsvc-{lesson_id}-{lang}.apkg", data, deck.counts())

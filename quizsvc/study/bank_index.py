@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from quizsvc.bank.model import Lesson, Question, QuestionKind, Section
+from quizsvc.bank.publication import Publication
 from quizsvc.errors import N_, NotFound
 
 GRADED_KINDS = frozenset({QuestionKind.NUMERIC, QuestionKind.CHOICE, QuestionKind.MULTI,
@@ -31,6 +32,7 @@ class BankIndex:
     lessons: dict[str, Lesson]
     sections: dict[str, tuple[str, Section]]  # section id -> (lesson id, section)
     by_lesson: dict[str, tuple[Question, ...]]  # in the bank's teaching order
+    publication: Publication  # which contents decks and exports take, never served
 
     @classmethod
     def of(cls, bank: Any) -> BankIndex:
@@ -42,6 +44,7 @@ class BankIndex:
             sections={s.id: (lesson.id, s) for lesson in lessons.values()
                       for s in lesson.sections},
             by_lesson={lesson_id: tuple(bank.questions_for(lesson_id)) for lesson_id in lessons},
+            publication=Publication(bank),
         )
 
     def question(self, question_id: str) -> Question:

@@ -16,6 +16,7 @@ import yaml
 from quizsvc.bank import BankError, anki, read_bank
 from quizsvc.bank.catalog import DEFAULT_BANK_DIR, Bank
 from quizsvc.bank.model import QuestionKind
+from quizsvc.bank.publication import Publication
 from tests.support.anki import anki_collection, import_package
 from tests.support.isolation import WEB_OR_DATABASE, pulled_in
 
@@ -41,18 +42,30 @@ def kinds(bank: Bank) -> dict[QuestionKind, int]:
 
 
 def expected_counts(bank: Bank) -> dict[str, int]:
-    """Say how many notes of each kind the lesson should give."""
+    """Say how many notes of each kind the lesson should give: every flashcard, term and
+    explain question, the graded concept checks that keep contents for what leaves the
+    server, and a few worked examples of every numeric question."""
     by_kind = kinds(bank)
+    publication = Publication(bank)
+    publishing = sum(publication.publishes(q) for q in bank.questions_for(LESSON)
+                     if q.kind in anki.CONCEPT_KINDS and q.kind is not QuestionKind.EXPLAIN)
     return {anki.FLASHCARD: by_kind[QuestionKind.FLASHCARD],
             anki.GLOSSARY: len(bank.lessons[LESSON].glossary),
-            anki.CONCEPT: sum(by_kind.get(kind, 0) for kind in anki.CONCEPT_KINDS),
+            anki.CONCEPT: by_kind[QuestionKind.EXPLAIN] + publishing,
             anki.WORKED: anki.WORKED_EXAMPLES * by_kind[QuestionKind.NUMERIC]}
 
 
-def test_the_deck_holds_every_flashcard_term_and_concept_check_and_a_few_worked_examples(bank):
+def publishing_concept_check(bank: Bank) -> str:
+    """Return the id of a single-choice concept check the deck holds."""
+    publication = Publication(bank)
+    return next(q.id for q in bank.questions_for(LESSON)
+                if q.kind is QuestionKind.CHOICE and publication.publishes(q))
+
+
+def test_the_deck_holds_every_flashcard_term_and_explanation_and_what_may_leave(bank):
     deck = anki.build_deck(bank, LESSON, "both")
     assert deck.counts() == expected_counts(bank)
-    assert deck.counts()[anki.WORKED] >= 3 and deck.counts()[anki.CONCEPT] > 10
+    assert deck.counts()[anki.WORKED] >= 3 and deck.counts()[anki.CONCEPT] >= 3
     assert len({note.guid for note in deck.notes}) == len(deck.notes)
 
 
@@ -72,32 +85,33 @@ def test_numeric_questions_become_fixed_worked_examples_clearly_marked(bank):
     first = next(note for note in examples if note.fields[0] == "spec-demand")
     assert "Worked example 1 of 3 (fixed numbers" in first.fields[2]
     assert "例题 1/3" in first.fields[1]
-    variant = bank.variant("spec-demand", 0)
+    [variant, *_] = Publication(bank).variants(bank.questions["spec-demand"], 3)
     assert str(variant.answer[0]) in first.fields[4]
 
 
 def test_a_concept_check_shows_its_options_in_front_and_the_answer_and_why_behind(bank):
     deck = anki.build_deck(bank, LESSON, "zh")
-    note = next(n for n in deck.notes if n.fields[0] == "choice-seats")
+    question = bank.questions[publishing_concept_check(bank)]
+    note = next(n for n in deck.notes if n.fields[0] == question.id)
     fields = dict(zip(anki.FIELDS[anki.CONCEPT], note.fields, strict=True))
-    variant = bank.variant("choice-seats", 0)
+    [variant] = Publication(bank).variants(question, 1)
     ids = [o.id for o in variant.input.options]
     right = variant.input.options[ids.index(variant.answer)]
     letter = anki.LETTERS[ids.index(variant.answer)]
-    assert fields["Question zh"].startswith(variant.prompt.zh)
+    assert fields["Question zh"].startswith(anki.inline_html(variant.prompt.zh)[:20])
     assert fields["Question zh"].count("<li>") == len(ids)
     assert '<ol type="A">' in fields["Question zh"]
-    assert f"{letter}. {right.text.zh}</div>" in fields["Answer zh"]
-    assert f"{letter}. {right.text.en}</div>" in fields["Answer en"]
-    assert "scheduler.py:1070-1074" in fields["Explanation zh"]
-    [wrong] = variant.misconceptions
-    wrong_letter = anki.LETTERS[ids.index(wrong.answer)]
-    wrong_text = variant.input.options[ids.index(wrong.answer)].text.zh
-    assert f"{wrong.name.zh}: {wrong_letter}. {wrong_text}</li>" in fields["Explanation zh"]
-    assert fields["Source"] == "vllm/v1/core/sched/scheduler.py · Scheduler.schedule · 1070-1074"
+    assert f"{letter}. {anki.inline_html(right.text.zh)}</div>" in fields["Answer zh"]
+    assert f"{letter}. {anki.inline_html(right.text.en)}</div>" in fields["Answer en"]
+    anchor = question.anchors[0]
+    assert fields["Source"].startswith(
+        f"{anchor.file} · {anchor.function} · {anchor.lines[0]}-{anchor.lines[1]}")
+    for wrong in variant.misconceptions:
+        wrong_letter = anki.LETTERS[ids.index(wrong.answer)]
+        assert f"{wrong.name.zh}: {wrong_letter}. " in fields["Explanation zh"]
     assert set(note.tags) >= {"quizsvc", "quizsvc::lesson::vllm-v1-ledger",
-                              "quizsvc::section::running-first", "quizsvc::concept-check",
-                              "max-num-seqs", "admission"}
+                              f"quizsvc::section::{question.section}",
+                              "quizsvc::concept-check", *question.tags}
 
 
 def test_glossary_terms_are_notes_of_their_own(bank):
@@ -119,7 +133,10 @@ def test_a_lesson_without_a_glossary_gives_no_glossary_notes(tiny_bank):
     plain = read_bank(tiny_bank)
     assert plain.lessons[TINY].glossary == ()
     deck = anki.build_deck(plain, TINY, "zh")
-    assert deck.counts()[anki.GLOSSARY] == 0 and deck.counts()[anki.CONCEPT] == 1
+    assert deck.counts()[anki.GLOSSARY] == 0
+    assert deck.counts()[anki.CONCEPT] == sum(
+        Publication(plain).publishes(q) for q in plain.questions_for(TINY)
+        if q.kind in anki.CONCEPT_KINDS)
 
 
 def test_the_deck_says_anki_study_never_becomes_mastery(bank):

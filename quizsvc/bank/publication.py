@@ -1,0 +1,103 @@
+"""Keep what leaves the server with its answer apart from what the service serves closed-book.
+
+An Anki deck, a printed worksheet and an LMS export carry answers. If one of their variants
+asked the same thing as a variant the service serves closed-book, a learner holding the deck
+would answer it from the deck. Reserving seeds is not enough: two seeds can ask the very same
+thing (a choice question with a few forms, a numeric template whose numbers repeat). So the
+partition is by *content* (``quizsvc.bank.content.content_key``, what a variant asks):
+
+- one content in ``PUBLISHED_SHARE`` is *published*: only decks, worksheets and exports draw it,
+  always at seeds from ``PUBLISHED_SEEDS`` (a range the service's draws never reach);
+- every other content is *servable*: only the service serves it.
+
+A question whose contents are few cannot spare any (one form, a choice with three): it
+*publishes nothing* and stays out of decks, worksheets and exports, and every content it has
+is servable. Numeric templates always publish (their contents are countless). Self-rated
+questions (flashcards, explanations) are never graded closed-book, so they need no partition.
+
+Pure functions of the bank: the same bank gives the same partition on every server.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from quizsvc.bank.content import content_key
+from quizsvc.bank.errors import BankError
+from quizsvc.bank.model import Question, QuestionKind, Variant
+
+SERVED_SEED_BITS = 48  # the service draws its seeds from [0, 2**48)
+PUBLISHED_SEEDS = range(2**SERVED_SEED_BITS, 2**(SERVED_SEED_BITS + 1))
+PUBLISHED_SHARE = 8  # one content in eight is kept for what leaves the server
+# A question publishes only when it has at least this many distinct contents, so the share it
+# gives up still leaves it many to serve.
+MIN_PUBLISHING_CONTENTS = 24
+CONTENT_SAMPLE = range(256)  # seeds a concept check's distinct contents are counted over
+MAX_PUBLISHED_TRIES = 64  # seeds tried per published variant before giving up
+CONCEPT_KINDS = frozenset({QuestionKind.CHOICE, QuestionKind.MULTI, QuestionKind.ORDER,
+                           QuestionKind.ANCHOR})
+
+
+def published(key: str) -> bool:
+    """Tell whether a content (its ``content_key``) is reserved for what leaves the server."""
+    return int(key[:8], 16) % PUBLISHED_SHARE == 0
+
+
+def distinct_contents(bank: Any, question_id: str, seeds: range = CONTENT_SAMPLE) -> int:
+    """Count the distinct contents a question's variants ask over ``seeds``."""
+    keys = set()
+    for seed in seeds:
+        try:
+            keys.add(content_key(bank.variant(question_id, seed)))
+        except BankError:  # a seed that gives no variant asks nothing
+            continue
+    return len(keys)
+
+
+class Publication:
+    """Say, for one bank, which questions publish and which of their variants may be served.
+
+    The count behind ``publishes`` is taken once per question, on first use.
+    """
+
+    def __init__(self, bank: Any) -> None:
+        self.bank = bank
+        self._publishes: dict[str, bool] = {}
+
+    def publishes(self, question: Question) -> bool:
+        """Tell whether ``question`` gives some of its contents to decks and exports."""
+        found = self._publishes.get(question.id)
+        if found is None:
+            if question.kind is QuestionKind.NUMERIC:
+                found = True
+            elif question.kind in CONCEPT_KINDS:
+                found = distinct_contents(self.bank, question.id) >= MIN_PUBLISHING_CONTENTS
+            else:
+                found = False
+            self._publishes[question.id] = found
+        return found
+
+    def servable(self, question: Question, variant: Variant) -> bool:
+        """Tell whether the service may serve ``variant`` of ``question`` closed-book."""
+        return not (self.publishes(question) and published(content_key(variant)))
+
+    def variants(self, question: Question, count: int, start: int = 0) -> list[Variant]:
+        """Return up to ``count`` published variants of ``question``, at published seeds.
+
+        Seeds are tried in order from ``PUBLISHED_SEEDS[start]``, so the same arguments give
+        the same variants; distinct contents only. Empty when the question publishes nothing.
+        """
+        if count <= 0 or not self.publishes(question):
+            return []
+        found: dict[str, Variant] = {}
+        for offset in range(start, start + count * MAX_PUBLISHED_TRIES):
+            try:
+                variant = self.bank.variant(question.id, PUBLISHED_SEEDS[offset])
+            except BankError:
+                continue
+            key = content_key(variant)
+            if published(key) and key not in found:
+                found[key] = variant
+                if len(found) == count:
+                    break
+        return list(found.values())

@@ -1,0 +1,113 @@
+"""What leaves the server with its answer and what the service serves closed-book never meet.
+
+Over every graded question of the real bank and every content it asks: a content is either
+kept for decks, worksheets and exports, or served, never both; published variants come only
+from seeds the service never draws; and the service's own draw never serves a published one.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from quizsvc.bank import load_bank
+from quizsvc.bank.content import content_key
+from quizsvc.bank.model import QuestionKind
+from quizsvc.bank.publication import (
+    CONCEPT_KINDS,
+    CONTENT_SAMPLE,
+    MIN_PUBLISHING_CONTENTS,
+    PUBLISHED_SEEDS,
+    SERVED_SEED_BITS,
+    Publication,
+    distinct_contents,
+    published,
+)
+from quizsvc.study.bank_index import BankIndex
+from quizsvc.study.context import Context
+from quizsvc.study.limits import Limits
+from quizsvc.study.serving import draw_variant
+
+GRADED = CONCEPT_KINDS | {QuestionKind.NUMERIC}
+
+
+@pytest.fixture(scope="module")
+def bank() -> Any:
+    return load_bank()
+
+
+@pytest.fixture(scope="module")
+def publication(bank: Any) -> Publication:
+    return Publication(bank)
+
+
+def graded(bank: Any) -> list[Any]:
+    return [q for q in bank.questions.values() if q.kind in GRADED]
+
+
+def test_the_seeds_kept_for_publication_lie_beyond_every_seed_the_service_draws() -> None:
+    assert PUBLISHED_SEEDS.start == 2**SERVED_SEED_BITS
+    assert len(PUBLISHED_SEEDS) >= 2**SERVED_SEED_BITS
+
+
+def test_every_content_of_every_concept_check_is_published_or_served_never_both(
+        bank: Any, publication: Publication) -> None:
+    """A test over every question and form (``CONTENT_SAMPLE`` seeds reach every form)."""
+    for question in graded(bank):
+        if question.kind is QuestionKind.NUMERIC:
+            continue
+        keys = {content_key(bank.variant(question.id, seed)) for seed in CONTENT_SAMPLE}
+        publishes = publication.publishes(question)
+        assert publishes == (len(keys) >= MIN_PUBLISHING_CONTENTS), question.id
+        for key in keys:
+            variant_published = publishes and published(key)
+            served_here = not variant_published
+            assert variant_published != served_here, (question.id, key)
+        if publishes:  # it gives some to decks and still serves many
+            assert 0 < sum(map(published, keys)) < len(keys), question.id
+
+
+def test_published_variants_come_from_published_seeds_and_published_contents(
+        bank: Any, publication: Publication) -> None:
+    for question in graded(bank):
+        variants = publication.variants(question, 3)
+        if not publication.publishes(question):
+            assert variants == [], question.id
+            continue
+        assert variants, question.id
+        for variant in variants:
+            assert variant.seed in PUBLISHED_SEEDS
+            assert published(content_key(variant))
+            assert not publication.servable(question, variant)
+
+
+def test_the_service_never_draws_a_published_content(bank: Any,
+                                                     publication: Publication) -> None:
+    """The serving path's own draw, with a seeded source, over every graded question."""
+    from datetime import UTC, datetime
+
+    ctx = Context(db=None, bank=bank, index=BankIndex.of(bank), identity=None,  # type: ignore[arg-type]
+                  now=datetime(2026, 12, 1, tzinfo=UTC), rng=random.Random(20),
+                  limits=Limits())
+    for question in graded(bank):
+        kept = {content_key(v) for v in publication.variants(question, 8)}
+        draws = 60 if question.kind is QuestionKind.NUMERIC else 200
+        for _ in range(draws):
+            seed, variant = draw_variant(ctx, question)
+            assert seed < 2**SERVED_SEED_BITS
+            key = content_key(variant)
+            assert key not in kept, question.id
+            assert not (publication.publishes(question) and published(key)), question.id
+
+
+def test_a_question_too_small_to_spare_a_content_publishes_nothing(bank: Any) -> None:
+    publication = Publication(bank)
+    small = [q for q in graded(bank) if q.kind is not QuestionKind.NUMERIC
+             and distinct_contents(bank, q.id) < MIN_PUBLISHING_CONTENTS]
+    assert small  # the anchor questions ask one thing each
+    for question in small:
+        assert not publication.publishes(question)
+        assert all(publication.servable(question, bank.variant(question.id, seed))
+                   for seed in range(20))
