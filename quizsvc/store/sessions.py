@@ -160,6 +160,24 @@ def session_state(db: Session, learner_id: int, session_id: str) -> SessionState
         for row in rows if row.item_id is not None))
 
 
+RECENTLY_REVEALED = 8  # a question's latest revealed mistakes that serving steers away from
+
+REVEALED_MISTAKES = (
+    select(ATTEMPTS.c.content_key)
+    .where(ATTEMPTS.c.learner_id == bindparam("b_learner"),
+           ATTEMPTS.c.question_id == bindparam("b_question"),
+           ATTEMPTS.c.correct.is_(False), ATTEMPTS.c.revealed_at.is_not(None),
+           ATTEMPTS.c.content_key.is_not(None))
+    .order_by(ATTEMPTS.c.revealed_at.desc(), ATTEMPTS.c.id.desc()).limit(RECENTLY_REVEALED))
+
+
+def revealed_mistakes(db: Session, learner_id: int, question_id: str) -> tuple[str, ...]:
+    """Return what the learner's latest wrong answers to a question asked, once revealed
+    (content keys, latest first): the learner has read their answers."""
+    return tuple(dict.fromkeys(db.scalars(REVEALED_MISTAKES, {"b_learner": learner_id,
+                                                              "b_question": question_id})))
+
+
 def serve_item(db: Session, item_id: int, variant: dict[str, Any]) -> bool:
     """Store a served variant (``served_variant`` columns) and point the item at it, unless
     another request served the item first; return whether this one did.
@@ -194,6 +212,7 @@ class ItemOutcome:
     position: int
     question_id: str
     reason: str
+    served: bool  # a variant was served for it (an unserved item shows nothing of itself)
     attempt_id: int | None
     graded: bool | None
     correct: bool | None
@@ -209,7 +228,7 @@ class ItemOutcome:
 def session_outcomes(db: Session, learner_id: int, session_id: str) -> list[ItemOutcome]:
     """List a learner's session items in order with their outcomes, in one read."""
     rows = db.execute(
-        select(ITEMS.c.position, ITEMS.c.question_id, ITEMS.c.reason,
+        select(ITEMS.c.position, ITEMS.c.question_id, ITEMS.c.reason, ITEMS.c.variant_id,
                ATTEMPTS.c.id.label("attempt_id"), ATTEMPTS.c.graded, ATTEMPTS.c.correct,
                ATTEMPTS.c.score, ATTEMPTS.c.closed_book, ATTEMPTS.c.revealed_at,
                LOGS.c.rating, CARDS.c.due, MASTERY.c.mastered, MASTERY.c.mastered_at)
@@ -223,7 +242,8 @@ def session_outcomes(db: Session, learner_id: int, session_id: str) -> list[Item
                        & (MASTERY.c.question_id == ITEMS.c.question_id)))
         .where(ITEMS.c.session_id == session_id, SESSIONS.c.learner_id == learner_id)
         .order_by(ITEMS.c.position))
-    return [ItemOutcome(row.position, row.question_id, row.reason, row.attempt_id, row.graded,
+    return [ItemOutcome(row.position, row.question_id, row.reason, row.variant_id is not None,
+                        row.attempt_id, row.graded,
                         row.correct, row.score, row.closed_book, row.revealed_at is not None,
                         row.rating, row.due, row.mastered, row.mastered_at) for row in rows]
 

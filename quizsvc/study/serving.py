@@ -16,6 +16,7 @@ from quizsvc.bank.answer_key import AnswerKey
 from quizsvc.bank.content import content_key
 from quizsvc.bank.errors import BankError
 from quizsvc.bank.model import AnswerInput, Question, Text, Variant
+from quizsvc.bank.publication import SERVED_SEED_BITS
 from quizsvc.errors import N_, Conflict, Gone
 from quizsvc.store import sessions as store
 from quizsvc.store.database import begin_one_statement, begin_read_only
@@ -24,8 +25,7 @@ from quizsvc.study.sessions import SessionView, opaque_id, owned_session, sessio
 
 log = logging.getLogger(__name__)
 
-SEED_BITS = 48
-SEED_DRAWS = 8  # seeds tried for one served variant before a bank failure is reported
+SEED_DRAWS = 16  # seeds tried for one served variant before a bank failure is reported
 SERVE_TRIES = 3  # reads of a session whose next item concurrent requests keep serving
 
 
@@ -66,18 +66,40 @@ def served_view(q: Question, variant_id: str, built: Variant, served_at: datetim
                           built.prompt, dict(built.params), built.input, served_at)
 
 
-def draw_variant(ctx: Context, q: Question) -> tuple[int, Variant]:
-    """Draw a seed for ``q`` and build its variant (redrawing a seed the bank cannot use)."""
-    for draw in range(1, SEED_DRAWS + 1):
-        seed = ctx.rng.getrandbits(SEED_BITS)
+def draw_variant(ctx: Context, q: Question, seen: tuple[str, ...] = ()
+                 ) -> tuple[int, Variant]:
+    """Draw a seed for ``q`` and build its variant, one the service may serve closed-book.
+
+    A content kept for decks and exports (``quizsvc.bank.publication``) is never served.
+    ``seen`` lists the contents of the learner's revealed mistakes on ``q``, latest first:
+    such a content is served only when no other turns up, and then the one revealed longest
+    ago, so a question asked again after its reveal asks something new. A seed the bank
+    cannot use is redrawn.
+    """
+    publication = ctx.index.publication
+    best: tuple[int, int, Variant] | None = None  # (how long ago it was seen, seed, variant)
+    failure: BankError | None = None
+    for _ in range(SEED_DRAWS):
+        seed = ctx.rng.getrandbits(SERVED_SEED_BITS)
         try:
-            return seed, ctx.bank.variant(q.id, seed)
+            built = ctx.bank.variant(q.id, seed)
         except BankError as error:  # a template may find no usable numbers for one seed
-            if draw == SEED_DRAWS:
-                raise
             log.warning("question %s: seed %d gives no variant (%s); drawing another", q.id,
                         seed, error)
-    raise AssertionError("unreachable")
+            failure = error
+            continue
+        if not publication.servable(q, built):
+            continue
+        key = content_key(built)
+        if key not in seen:
+            return seed, built
+        age = seen.index(key)
+        if best is None or age > best[0]:
+            best = (age, seed, built)
+    if best is not None:
+        return best[1], best[2]
+    raise failure or BankError("variant", "seed", f"no servable variant of {q.id} in "
+                               f"{SEED_DRAWS} draws")
 
 
 def next_question(ctx: Context, session_id: str) -> NextItem:
@@ -91,9 +113,11 @@ def next_question(ctx: Context, session_id: str) -> NextItem:
     for _ in range(SERVE_TRIES):
         begin_read_only(ctx.db)
         state = owned_session(ctx, session_id)
+        item = state.next_item()
+        seen = (store.revealed_mistakes(ctx.db, ctx.learner_id, item.question_id)
+                if item is not None and item.variant_id is None else ())
         ctx.db.rollback()  # end the read: the write is a transaction of its own
         view = session_view(state)
-        item = state.next_item()
         if item is None:
             return NextItem(view, None, None)
         if item.variant_id is not None:  # served already: the same variant until answered
@@ -106,7 +130,7 @@ def next_question(ctx: Context, session_id: str) -> NextItem:
         if q is None:
             raise Gone(N_("This session's next question is no longer in the bank; start a new "
                           "session."), reason="question_gone")
-        seed, built = draw_variant(ctx, q)
+        seed, built = draw_variant(ctx, q, seen)
         variant_id = opaque_id(ctx)
         begin_one_statement(ctx.db)
         if store.serve_item(ctx.db, item.id, {
