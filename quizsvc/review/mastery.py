@@ -1,6 +1,6 @@
 """Decide mastery from server-graded closed-book attempts, and from nothing else.
 
-Policy ``spaced-closed-book/2`` (also in ``docs/mastery.md``). For one learner and one
+Policy ``spaced-closed-book/3`` (also in ``docs/mastery.md``). For one learner and one
 question, walk the graded attempts in the order they were submitted:
 
 1. Only server-graded attempts are read. Flashcard and free-text ratings, self-assessments
@@ -10,7 +10,10 @@ question, walk the graded attempts in the order they were submitted:
    explains, so this is also "no reveal in between".)
 3. A right answer given open-book (the learner read the lesson while the question was open)
    neither counts nor ends the run.
-4. The question is mastered when the current run holds two right closed-book answers on
+4. An answer given within ``FRESH_REVEAL`` of the reveal of a wrong answer to the same question
+   is practice, not closed-book: the learner has just read the answer (``practice_after_reveal``).
+   Like an open-book answer, a right one neither counts nor ends the run.
+5. The question is mastered when the current run holds two right closed-book answers on
    variants that differ in content (``quizsvc.bank.content``: other numbers, other
    statements, not merely another seed) submitted on different UTC days and at least
    ``MIN_SPACING`` apart: recall that survives a night and a fresh set of numbers. A question
@@ -28,9 +31,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-POLICY = "spaced-closed-book/2"  # /2: different content, not merely different seeds
+POLICY = "spaced-closed-book/3"  # /2: different content; /3: no answer just after a reveal
 # "Different days" alone would let 23:59 and 00:01 count as spaced practice.
 MIN_SPACING = timedelta(hours=12)
+# An answer this soon after reading the question's answer recalls the reveal, not the rule:
+# as long as two mastery answers must lie apart.
+FRESH_REVEAL = MIN_SPACING
 
 
 @dataclass(frozen=True)
@@ -62,6 +68,16 @@ def variant_identity(content_key: str | None, seed: int, bank_version: str) -> s
     """Name what an answered variant asked: its content key, else (for attempts stored
     before content keys) its seed and bank version."""
     return content_key if content_key else f"seed:{seed}@{bank_version}"
+
+
+def practice_after_reveal(last_wrong_reveal: datetime | None, submitted_at: datetime) -> bool:
+    """Tell whether an answer comes too soon after a wrong answer's reveal to be closed-book.
+
+    ``last_wrong_reveal`` is when the learner last had a wrong answer to the same question
+    revealed (None: never). Such an answer is graded as usual but stored as practice: it is
+    not closed-book evidence, however the question was served.
+    """
+    return last_wrong_reveal is not None and submitted_at - last_wrong_reveal < FRESH_REVEAL
 
 
 def spaced(first: GradedAttempt, second: GradedAttempt) -> bool:

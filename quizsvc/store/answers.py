@@ -95,6 +95,9 @@ class AnswerSnapshot:
     # When the question's right closed-book answers were submitted, first and last (None:
     # there are none): the mastery policy reads the run only if one could pair with this one.
     right_closed_book_span: tuple[datetime, datetime] | None
+    # When a wrong answer of this learner to the question was last revealed (None: never):
+    # an answer soon after it is practice (``review.mastery.practice_after_reveal``).
+    last_wrong_reveal: datetime | None
     # The FSRS parameters and desired retention that schedule this learner's card of this
     # lesson (``store.scheduler_settings``); ``review_seq`` covers a change of either.
     settings: SchedulerSettings = DEFAULT_SETTINGS
@@ -109,8 +112,18 @@ def right_closed_book(variant: Any) -> Any:
                        right.c.closed_book.is_(True))
 
 
+def last_wrong_reveal(variant: Any) -> Any:
+    """Return "when a wrong answer to the variant's question was last revealed" (a subquery)."""
+    wrong = ATTEMPTS.alias("revealed_wrong")
+    return (select(func.max(wrong.c.revealed_at))
+            .where(wrong.c.learner_id == variant.c.learner_id,
+                   wrong.c.question_id == variant.c.question_id,
+                   wrong.c.graded.is_(True), wrong.c.correct.is_(False))
+            .scalar_subquery())
+
+
 def snapshot_query() -> Select[Any]:
-    """Build the snapshot's one query (two look-ups on the attempts' question index)."""
+    """Build the snapshot's one query (three look-ups on the attempts' question index)."""
     right, condition = right_closed_book(SERVED)
     return (
         select(SERVED.c.learner_id, SERVED.c.question_id, SERVED.c.lesson, SERVED.c.kind,
@@ -123,6 +136,7 @@ def snapshot_query() -> Select[Any]:
                .scalar_subquery().label("first_right"),
                select(func.max(right.c.submitted_at)).where(condition)
                .scalar_subquery().label("last_right"),
+               last_wrong_reveal(SERVED).label("last_wrong_reveal"),
                *settings_columns(SERVED.c.learner_id, SERVED.c.lesson))
         .select_from(
             SERVED.join(LEARNERS, LEARNERS.c.id == SERVED.c.learner_id)
@@ -158,7 +172,7 @@ def read_snapshot(db: Session, variant_id: str) -> AnswerSnapshot | None:
         answer_key=row.answer_key, content_key=row.content_key, review_seq=row.review_seq,
         card=card,
         mastery=MasteryRecord(row.mastery_id, bool(row.mastered)),
-        right_closed_book_span=span,
+        right_closed_book_span=span, last_wrong_reveal=row.last_wrong_reveal,
         settings=settings_of(row.desired_retention, row.fsrs_parameters))
 
 

@@ -33,6 +33,8 @@ from sqlalchemy import (
     Text,
     TypeDecorator,
     UniqueConstraint,
+    false,
+    true,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -252,10 +254,14 @@ class Attempt(Base):
     revealed_at: Mapped[datetime | None]
     idempotency_key: Mapped[str] = mapped_column(String(REF_LENGTH))
     request_digest: Mapped[str] = mapped_column(String(HASH_LENGTH))
-    # Who stands behind the grade: "graded" here (or restored from a signed export),
-    # "regraded" at an import, or "unverified" (history that counts for nothing). 0005.
+    # Who stands behind the grade: "graded" here (or restored from this learner's signed
+    # export), "regraded" at an import before 0006, or "unverified" (history that counts for
+    # nothing). 0005.
     origin: Mapped[str] = mapped_column(String(16), server_default="graded")
     content_key: Mapped[str | None] = mapped_column(String(CONTENT_KEY_LENGTH))
+    # Answered soon after a wrong answer to the same question was revealed: graded, but
+    # practice, not closed-book evidence (``review.mastery.practice_after_reveal``). 0006.
+    practice: Mapped[bool] = mapped_column(Boolean, server_default=false())
 
 
 class ReviewCard(Base):
@@ -311,6 +317,9 @@ class ReviewLog(Base):
     difficulty_before: Mapped[float | None] = mapped_column(Float)
     due_before: Mapped[datetime]
     last_review_before: Mapped[datetime | None]
+    # Recorded by this server (or restored from the learner's own signed export): only such
+    # reviews teach the pooled FSRS fit that schedules everyone. 0006.
+    vouched: Mapped[bool] = mapped_column(Boolean, server_default=true())
 
 
 class Mastery(Base):

@@ -29,7 +29,7 @@ from quizsvc.bank.catalog import ModelStep
 from quizsvc.bank.model import Misconception, QuestionKind, Text
 from quizsvc.errors import N_, Conflict, Gone, Invalid, NotFound
 from quizsvc.review import outcome
-from quizsvc.review.mastery import GradedAttempt, variant_identity
+from quizsvc.review.mastery import GradedAttempt, practice_after_reveal, variant_identity
 from quizsvc.review.scheduling import ReviewRating
 from quizsvc.store import answers
 from quizsvc.store.models import Attempt
@@ -104,6 +104,7 @@ class AttemptView:
     reveal: Reveal | None
     submitted_answer: Any = None  # the learner's own answer, as sent
     replayed: bool = False
+    practice: bool = False  # given soon after this question's answer was revealed
 
 
 def request_digest(variant_id: str, answer: Any) -> str:
@@ -160,12 +161,22 @@ def attempt_view(ctx: Context, attempt: Any, key: AnswerKey | None, rating: int 
         kind=attempt.kind, graded=attempt.graded, correct=attempt.correct,
         score=attempt.score, per_element=tuple(per_element), closed_book=attempt.closed_book,
         submitted_at=attempt.submitted_at, duration_ms=attempt.duration_ms,
-        explanation_required=bool(attempt.graded and not attempt.correct
-                                  and attempt.explanation is None),
+        explanation_required=explainable(attempt),
         rating=ReviewRating(rating).name.lower() if rating is not None else None,
         rating_choices=rating_choices(attempt.graded, attempt.correct,
                                       getattr(attempt, "origin", "graded")), reveal=reveal,
-        submitted_answer=attempt.answer, replayed=replayed)
+        submitted_answer=attempt.answer, replayed=replayed,
+        practice=bool(getattr(attempt, "practice", False)))
+
+
+def explainable(attempt: Any) -> bool:
+    """Tell whether an attempt still waits for the explanation that reveals its answer.
+
+    Only a wrong answer this server graded does: an imported attempt no one can vouch for
+    is never explained, so it can never reveal the answer of a seed its file chose.
+    """
+    return bool(attempt.graded and not attempt.correct and attempt.explanation is None
+                and getattr(attempt, "origin", "graded") == "graded")
 
 
 def stored_key(ctx: Context, attempt: Attempt) -> AnswerKey | None:
@@ -221,15 +232,17 @@ def decide(ctx: Context, snapshot: answers.AnswerSnapshot, answer: Any, idempote
     kind = QuestionKind(snapshot.kind)
     graded = kind in GRADED_KINDS
     duration_ms = max(0, int((ctx.now - snapshot.served_at).total_seconds() * 1000))
+    practice = graded and practice_after_reveal(snapshot.last_wrong_reveal, ctx.now)
+    closed_book = not snapshot.open_book and not practice
     values: dict[str, Any] = {
         "learner_id": snapshot.learner_id, "variant_id": snapshot.variant_id,
         "question_id": snapshot.question_id, "lesson": snapshot.lesson, "kind": snapshot.kind,
         "seed": snapshot.seed, "bank_version": snapshot.bank_version, "graded": graded,
         "correct": None, "score": None, "misconception_id": None,
         "served_at": snapshot.served_at, "submitted_at": ctx.now, "duration_ms": duration_ms,
-        "closed_book": not snapshot.open_book, "explanation": None, "explained_at": None,
+        "closed_book": closed_book, "explanation": None, "explained_at": None,
         "idempotency_key": idempotency_key, "request_digest": digest, "origin": "graded",
-        "content_key": snapshot.content_key}
+        "content_key": snapshot.content_key, "practice": practice}
     write = answers.AnswerWrite(snapshot.learner_id, snapshot.review_seq, snapshot.variant_id,
                                 snapshot.open_book, values)
     if not graded:
@@ -248,7 +261,6 @@ def decide(ctx: Context, snapshot: answers.AnswerSnapshot, answer: Any, idempote
     card = snapshot.card
     review = outcome.review_graded(card.state if card else None, correct, ctx.now,
                                    snapshot.settings)
-    closed_book = not snapshot.open_book
     run: list[GradedAttempt] = []
     if outcome.history_needed(snapshot.mastery, correct, closed_book,
                               snapshot.right_closed_book_span, ctx.now):
@@ -441,12 +453,12 @@ def explain_attempt(ctx: Context, attempt_id: int, explanation: str) -> AttemptV
                       reason="too_long", params={"max": MAX_EXPLANATION})
     answers.lock_learner(ctx.db, ctx.learner_id)
     attempt = owned_attempt(ctx, attempt_id)
-    if not attempt.graded or attempt.correct:
-        raise Conflict(N_("Only a wrong graded answer takes an explanation."),
-                       reason="explanation_not_needed")
     if attempt.explanation is not None:
         raise Conflict(N_("This attempt already has an explanation."),
                        reason="already_explained")
+    if not explainable(attempt):
+        raise Conflict(N_("Only a wrong answer graded on this server takes an explanation."),
+                       reason="explanation_not_needed")
     answers.record_explanation(ctx.db, attempt.id, text, ctx.now)
     ctx.db.commit()
     ctx.db.refresh(attempt)

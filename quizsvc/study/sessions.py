@@ -241,7 +241,8 @@ RATING_NAMES = {1: "again", 2: "hard", 3: "good", 4: "easy"}
 def session_summary(ctx: Context, session_id: str) -> SessionSummary:
     """Return the summary of one of this learner's sessions (finished or not).
 
-    One read of the items with their attempts, review logs, cards and mastery records.
+    One read of the items with their attempts, review logs, cards and mastery records. Only
+    the items served so far are listed: what a session will ask is not shown before it asks.
     """
     begin_read_only(ctx.db)
     view = session_view(owned_session(ctx, session_id))
@@ -250,7 +251,7 @@ def session_summary(ctx: Context, session_id: str) -> SessionSummary:
     items = []
     for outcome in outcomes:
         question = ctx.index.questions.get(outcome.question_id)
-        if question is None:  # a question the bank no longer has: nothing to show
+        if question is None or not outcome.served:  # gone from the bank, or not asked yet
             continue
         mastered_at = outcome.mastered_at
         items.append(SummaryItem(

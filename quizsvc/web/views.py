@@ -49,6 +49,7 @@ from quizsvc.http.limits import link_redeem_limit, sandbox_limit, sandbox_spendi
 from quizsvc.http.parsing import FormInvalid, form_parser
 from quizsvc.review import calibration
 from quizsvc.review.calibration import RATING_LABELS
+from quizsvc.review.mastery import FRESH_REVEAL
 from quizsvc.study import (
     anki_export,
     answering,
@@ -125,6 +126,8 @@ def page_globals() -> dict[str, Any]:
         "other_lang": other,
         "nav": labels.NAV,
         "max_code_length": MAX_LINK_CODE,  # the link form's field takes no more
+        # an answer this soon after a reveal is practice (review.mastery.FRESH_REVEAL)
+        "fresh_reveal_hours": int(FRESH_REVEAL.total_seconds() // 3600),
     }
 
 

@@ -19,7 +19,7 @@ def test_readyz_reports_the_migrated_database(client):
     response = client.get("/readyz")
     assert response.status_code == 200
     assert response.json["status"] == "ready"
-    assert response.json["revision"] == migrate.head_revision() == "0005"
+    assert response.json["revision"] == migrate.head_revision() == "0006"
 
 
 def test_readyz_is_503_when_the_database_is_behind(app, client, connection: Connection):

@@ -82,7 +82,7 @@ def test_two_right_closed_book_answers_on_two_days_master_a_question(study, brow
     assert len(records) == 1
     record = records[0]
     assert record["mastered"] is True and record["evidence"] == [first["id"], second["id"]]
-    assert record["policy"] == "spaced-closed-book/2"
+    assert record["policy"] == "spaced-closed-book/3"
     assert browser.get("/api/progress").json["mastered"] == 1
 
 

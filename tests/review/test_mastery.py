@@ -97,7 +97,7 @@ def test_the_order_of_the_input_does_not_matter():
 
 
 def test_policy_has_a_name_for_the_records():
-    assert POLICY == "spaced-closed-book/2"
+    assert POLICY == "spaced-closed-book/3"
 
 
 histories = st.lists(

@@ -38,6 +38,7 @@ from quizsvc.http import browser as http_browser
 from quizsvc.http.browser import sign_csrf
 from quizsvc.review import mastery as mastery_policy
 from quizsvc.review import outcome, scheduling
+from quizsvc.review.mastery import FRESH_REVEAL
 from quizsvc.review.scheduling import CardState, ReviewRating
 from quizsvc.store import answers
 from quizsvc.store.database import begin_read_only
@@ -223,9 +224,11 @@ def test_mastery_written_by_the_fast_path_is_the_policy_over_the_whole_history(
     orders by attempt id, and so must the fast path's read of the current run.
     """
     rng = random.Random(seed)
-    seen = {"mastered": 0, "lapsed": 0, "open-book": 0, "remastered": 0, "same instant": 0}
+    seen = {"mastered": 0, "lapsed": 0, "open-book": 0, "remastered": 0, "same instant": 0,
+            "practice": 0}
     ever_lapsed: set[str] = set()
     answered_at: dict[str, datetime] = {}
+    wrong_revealed_at: dict[str, datetime] = {}
     for _ in range(18):
         session = study.start(LESSON_ID, mode="quiz", size=2)
         while not (item := study.next(session["id"]))["done"]:
@@ -241,7 +244,11 @@ def test_mastery_written_by_the_fast_path_is_the_policy_over_the_whole_history(
                 Mastery.learner_id == learner_id, Mastery.question_id == qid)).one_or_none()
             body = study.answer(vid, study.right_answer(vid) if right
                                 else study.wrong_answer(vid)).json
-            assert (body["correct"], body["closed_book"]) == (right, not open_book)
+            practice = (qid in wrong_revealed_at
+                        and clock.now - wrong_revealed_at[qid] < FRESH_REVEAL)
+            seen["practice"] += practice
+            assert (body["correct"], body["closed_book"], body["practice"]) == (
+                right, not open_book and not practice, practice)
             seen["same instant"] += answered_at.get(qid) == clock.now  # a tie, broken by id
             answered_at[qid] = clock.now
             record = assert_mastery_is_the_policy_s(db, learner_id, qid)
@@ -254,6 +261,7 @@ def test_mastery_written_by_the_fast_path_is_the_policy_over_the_whole_history(
             if not right and rng.random() < 0.5:
                 browser.post(f"/api/attempts/{body['id']}/explanation",
                              json={"explanation": "misread the budget"})
+                wrong_revealed_at[qid] = clock.now
             elif right and rng.random() < 0.3:
                 browser.post(f"/api/attempts/{body['id']}/rating",
                              json={"rating": rng.choice(["hard", "easy"])})

@@ -69,11 +69,15 @@ def test_an_unexplained_mistake_is_listed_as_not_yet_revealed(study: Study,
     assert item["correct"] is False and item["revealed"] is False
 
 
-def test_an_unfinished_session_lists_what_is_still_unanswered(study: Study,
-                                                             browser: ApiBrowser) -> None:
+def test_an_unfinished_session_lists_what_is_served_and_still_unanswered(
+        study: Study, browser: ApiBrowser) -> None:
     session = study.start(LESSON_ID, mode="quiz", size=2)
     summary = summary_of(browser, session["id"])
-    assert [item["attempt_id"] for item in summary["items"]] == [None, None]
+    assert summary["items"] == []  # nothing is asked yet, so nothing is shown
+    served = study.next(session["id"])["question"]
+    summary = summary_of(browser, session["id"])
+    assert [(item["question_id"], item["attempt_id"]) for item in summary["items"]] == [
+        (served["question_id"], None)]
     assert (summary["right"], summary["graded"], summary["next_due"]) == (0, 0, None)
 
 
