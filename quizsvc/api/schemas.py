@@ -13,12 +13,21 @@ import marshmallow as ma
 from marshmallow import fields
 
 from quizsvc.bank.model import QuestionKind
+from quizsvc.errors import N_
 from quizsvc.http.arguments import RETENTION, StrictSchema
-from quizsvc.http.validators import Length, OneOf, Range
-from quizsvc.study.limits import MAX_EXPLANATION, MAX_IDEMPOTENCY_KEY, MAX_NOTE, MAX_REF
+from quizsvc.http.validators import Length, OneOf, Range, Said
+from quizsvc.study.limits import (
+    MAX_EXPLANATION,
+    MAX_IDEMPOTENCY_KEY,
+    MAX_NOTE,
+    MAX_REF,
+    MAX_TEXT_ANSWER,
+)
 from quizsvc.study.portability import EXPORT_FORMAT, IMPORT_FORMATS, ORIGINS
 
-MAX_SEALED = 400  # characters of a sealed seed and misconception id
+MAX_SEALED = 600  # characters of a sealed seed, content key and misconception id
+MAX_ANSWER_ITEMS = 64  # elements of a stored answer (a vector, a set or an order of options)
+MAX_ANSWER_NUMBER = 10**18 - 1  # the graders read at most 18 digits
 
 MAX_INT32 = 2**31 - 1  # the Integer columns' range on PostgreSQL
 class StoredTime(fields.AwareDateTime):
@@ -268,6 +277,9 @@ class AttemptSchema(ma.Schema):
     score = fields.Float(dump_only=True, allow_none=True)
     per_element = fields.List(fields.Boolean(), dump_only=True)
     closed_book = fields.Boolean(dump_only=True)
+    practice = fields.Boolean(dump_only=True, metadata={
+        "description": "answered soon after this question's answer was revealed: graded, "
+                       "but practice, never mastery evidence (closed_book is false)"})
     submitted_at = fields.DateTime(dump_only=True)
     duration_ms = fields.Integer(dump_only=True)
     explanation_required = fields.Boolean(dump_only=True)
@@ -438,12 +450,35 @@ class ExportSelfAssessmentSchema(StrictSchema):
     updated_at = StoredTime(required=True, format="iso")
 
 
+def check_answer_value(value: Any) -> None:
+    """Refuse an answer no grader stores: a number, a text, or a short list of them.
+
+    An imported answer is stored as given and written back by every later export, so it
+    must be a value the export can write: no 4,000-digit integer, no nesting.
+    """
+    if isinstance(value, list):
+        if len(value) > MAX_ANSWER_ITEMS:
+            raise ma.ValidationError(Said(N_("at most %(max)s elements"),
+                                          {"max": MAX_ANSWER_ITEMS}))
+        items = value
+    else:
+        items = [] if value is None else [value]
+    for item in items:
+        if isinstance(item, bool) or not isinstance(item, int | float | str):
+            raise ma.ValidationError(Said(N_("expected a number, a text or a list of them"),
+                                          {}))
+        if isinstance(item, str) and len(item) > MAX_TEXT_ANSWER:
+            raise ma.ValidationError(Said(N_("at most %(max)s characters"),
+                                          {"max": MAX_TEXT_ANSWER}))
+        if isinstance(item, int | float) and abs(item) > MAX_ANSWER_NUMBER:
+            raise ma.ValidationError(Said(N_("too large: at most 18 digits"), {}))
+
+
 class ExportAttemptSchema(StrictSchema):
     """An attempt in an export document; ``n`` numbers it for the review log's references.
 
-    ``signature`` is this deployment's HMAC over the attempt: only a signed, unaltered attempt
-    is restored as graded. While its reveal is withheld, ``seed`` and ``misconception_id``
-    are null and travel in ``sealed``, readable by this deployment only.
+    While its reveal is withheld, ``seed``, ``content_key`` and ``misconception_id`` are null
+    and travel in ``sealed``, readable by this deployment only.
     """
 
     n = fields.Integer(required=True, strict=True, validate=Range(min=1, max=MAX_INT32))
@@ -453,7 +488,7 @@ class ExportAttemptSchema(StrictSchema):
     seed = fields.Integer(required=True, strict=True, allow_none=True,
                           validate=Range(min=0, max=2**63 - 1))
     bank_version = fields.String(required=True, validate=Length(min=1, max=64))
-    answer = fields.Raw(required=True, allow_none=True)
+    answer = fields.Raw(required=True, allow_none=True, validate=check_answer_value)
     graded = fields.Boolean(required=True)
     correct = fields.Boolean(required=True, allow_none=True)
     score = fields.Float(required=True, allow_none=True, validate=Range(min=0, max=1))
@@ -477,10 +512,14 @@ class ExportAttemptSchema(StrictSchema):
     content_key = fields.String(load_default=None, allow_none=True,
                                 validate=Length(max=32), metadata={
         "description": "what the variant asked: mastery wants two different ones"})
+    practice = fields.Boolean(load_default=False, metadata={
+        "description": "answered soon after its question's answer was revealed (practice)"})
     sealed = fields.String(load_default=None, allow_none=True,
                            validate=Length(max=MAX_SEALED))
     signature = fields.String(load_default=None, allow_none=True,
-                              validate=Length(equal=64))
+                              validate=Length(equal=64), metadata={
+        "description": "quizsvc-export/2 signed each attempt; /3 signs the whole document, "
+                       "and this field is ignored"})
 
 
 class ExportCardSchema(StrictSchema):
@@ -533,11 +572,22 @@ class ExportMasterySchema(StrictSchema):
 
 
 class ExportSchema(StrictSchema):
-    """A learner's own data: ``GET /api/export`` writes it, ``POST /api/import`` reads it."""
+    """A learner's own data: ``GET /api/export`` writes it, ``POST /api/import`` reads it.
+
+    ``signature`` is this deployment's HMAC over the whole document, which names the
+    deployment and the learner it came from: only that learner, importing it unaltered on this
+    deployment, gets it back as evidence; anyone else keeps it as history that counts for
+    nothing.
+    """
 
     format = fields.String(required=True, validate=OneOf(IMPORT_FORMATS), metadata={
-        "description": f"{EXPORT_FORMAT} (documents of quizsvc-export/1 import unsigned)"})
+        "description": f"{EXPORT_FORMAT} (older documents import as history only)"})
     exported_at = StoredTime(required=True, format="iso")
+    deployment = fields.String(load_default=None, allow_none=True, validate=Length(max=64),
+                               metadata={"description": "the deployment that wrote it"})
+    learner = fields.String(load_default=None, allow_none=True, validate=Length(max=64),
+                            metadata={"description": "the learner it came from (opaque)"})
+    signature = fields.String(load_default=None, allow_none=True, validate=Length(equal=64))
     self_assessments = fields.List(fields.Nested(ExportSelfAssessmentSchema), required=True)
     attempts = fields.List(fields.Nested(ExportAttemptSchema), required=True)
     cards = fields.List(fields.Nested(ExportCardSchema), required=True)
@@ -549,13 +599,18 @@ class ExportSchema(StrictSchema):
 
 
 class ImportResultSchema(ma.Schema):
-    """Rows imported."""
+    """Rows imported, and whether they came back as evidence or as history only."""
 
     attempts = fields.Integer(dump_only=True)
     cards = fields.Integer(dump_only=True)
     review_log = fields.Integer(dump_only=True)
     self_assessments = fields.Integer(dump_only=True)
     mastery = fields.Integer(dump_only=True)
+    vouched = fields.Boolean(dump_only=True, metadata={
+        "description": "restored as evidence: signed here, for this learner, unaltered"})
+    reason = fields.String(dump_only=True, metadata={
+        "description": "own_signed_export, another_learner, another_deployment or "
+                       "not_signed_here"})
 
 
 class ScenarioSchema(ma.Schema):

@@ -1,21 +1,22 @@
 """Export a learner's own data as JSON and import it back; the review log as CSV.
 
-The document (``quizsvc-export/1``) holds this browser's self-assessments and the learner's
+The document (``quizsvc-export/3``) holds this browser's self-assessments and the learner's
 attempts, fsrs cards, review log, mastery records and desired retention. Database ids are
 left out: attempts are numbered ``n`` = 1, 2, ... and the review log and mastery evidence
-refer to those numbers, so the document can be imported into any learner on any database.
+refer to those numbers.
 
-An import can never vouch for itself. Each exported attempt carries this deployment's
-signature (``quizsvc.study.seal``): a signed attempt is restored as it was graded here, its
-reveal and its standing as mastery evidence included, across bank versions. What a learner has
-not earned yet (the seed and the matched misconception of an attempt whose reveal is
-withheld) is exported sealed, so the file gives nothing away and a re-import loses nothing. An
-unsigned or altered attempt is graded again from its question, seed and answer where this bank
-can rebuild the variant (stored open-book and unrevealed: the server never saw it answered
-closed-book, so it is never mastery evidence), and is otherwise kept as history that counts for
-nothing; a question this bank has never had is a 422. Mastery is never read from the file: the
-policy is re-run over the restored attempts. Study sessions and unanswered variants are
-transient and not exported.
+An import can never vouch for itself, nor for someone else. The whole document is signed
+(``quizsvc.study.seal``) and names the deployment and the learner it came from, so a
+signature vouches for one learner only: a document is restored as it was graded (reveals,
+mastery evidence, reviews that may teach the pooled FSRS fit) only when this deployment
+signed it, for the very learner importing it, unaltered (the same learner after its data was
+lost, say after a database restore). Anywhere else, and for any document unsigned or altered,
+it is kept as history that counts for nothing: attempts ungraded and unrevealed, reviews kept
+for the learner's own schedule but never taught to the pooled fit. What a learner has not
+earned yet (the seed, content key and matched misconception of an attempt whose reveal is
+withheld) is exported sealed, under a fresh nonce each time, so the file gives nothing of the
+answer away. Mastery is never read from the file: the policy is re-run over the restored
+attempts. Study sessions and unanswered variants are transient and not exported.
 
 ``revlog_csv`` writes the review log in the fsrs-optimizer's format
 (``card_id,review_time,review_rating,review_state,review_duration``).
@@ -25,11 +26,10 @@ from __future__ import annotations
 
 import csv
 import io
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from quizsvc.bank.content import content_key
-from quizsvc.bank.errors import BankError
 from quizsvc.errors import N_, Conflict, Invalid
 from quizsvc.review import mastery as mastery_policy
 from quizsvc.review import scheduling
@@ -37,14 +37,13 @@ from quizsvc.store import answers, scheduler_settings
 from quizsvc.store import self_assessments as self_assessment_store
 from quizsvc.store.models import SelfAssessment, table
 from quizsvc.study import seal
-from quizsvc.study.answering import check_answer_shape
-from quizsvc.study.bank_index import SELF_RATED_KINDS
 from quizsvc.study.context import Context
 from quizsvc.study.sessions import opaque_id
 
-EXPORT_FORMAT = "quizsvc-export/2"
-IMPORT_FORMATS = ("quizsvc-export/1", EXPORT_FORMAT)  # /1: from before attempts were signed
-ATTEMPT_PURPOSE = "export-attempt/2"
+EXPORT_FORMAT = "quizsvc-export/3"
+# /1 and /2 (attempts signed one by one, bound to no learner) import as history only.
+IMPORT_FORMATS = ("quizsvc-export/1", "quizsvc-export/2", EXPORT_FORMAT)
+DOCUMENT_PURPOSE = "export-document/3"
 ORIGINS = ("graded", "regraded", "unverified")
 OPTIMIZER_COLUMNS = ("card_id", "review_time", "review_rating", "review_state",
                      "review_duration")
@@ -53,8 +52,8 @@ NEW_STATE = 0  # fsrs-optimizer's review_state for a card's first review
 ATTEMPT_FIELDS = ("question_id", "lesson", "kind", "seed", "bank_version", "answer", "graded",
                   "correct", "score", "misconception_id", "served_at", "submitted_at",
                   "duration_ms", "closed_book", "explanation", "explained_at", "revealed_at",
-                  "idempotency_key", "request_digest", "origin", "content_key")
-SEALED_FIELDS = ("seed", "misconception_id")  # withheld with the reveal
+                  "idempotency_key", "request_digest", "origin", "content_key", "practice")
+SEALED_FIELDS = ("seed", "misconception_id", "content_key")  # withheld with the reveal
 CARD_FIELDS = ("question_id", "lesson", "state", "step", "stability", "difficulty", "due",
                "last_review", "created_at")
 LOG_FIELDS = ("rating", "reviewed_at", "duration_ms", "rated_by_learner", "state_before",
@@ -62,6 +61,15 @@ LOG_FIELDS = ("rating", "reviewed_at", "duration_ms", "rated_by_learner", "state
               "last_review_before")
 SELF_ASSESSMENT_FIELDS = ("ref", "ref_kind", "rating", "note", "updated_at")
 MASTERY_FIELDS = ("question_id", "lesson", "mastered", "mastered_at", "policy", "evaluated_at")
+# What the signature covers: every field of the document, as exported, but the signature.
+SIGNED_FIELDS = {
+    "attempts": ("n", *ATTEMPT_FIELDS, "sealed"),
+    "cards": CARD_FIELDS,
+    "review_log": ("question_id", "attempt", *LOG_FIELDS),
+    "self_assessments": SELF_ASSESSMENT_FIELDS,
+    "mastery": (*MASTERY_FIELDS, "evidence"),
+}
+SIGNED_SCALARS = ("format", "exported_at", "deployment", "learner", "desired_retention")
 
 
 def pick(row: Any, names: tuple[str, ...]) -> dict[str, Any]:
@@ -69,107 +77,126 @@ def pick(row: Any, names: tuple[str, ...]) -> dict[str, Any]:
     return {name: getattr(row, name) for name in names}
 
 
+def deployment_id(secret_key: str) -> str:
+    """Name this deployment in its exports (derived from its key: same key, same name)."""
+    return seal.sign(secret_key, "deployment", "quizsvc")[:16]
+
+
+def learner_ref(secret_key: str, learner_id: int) -> str:
+    """Name a learner in its exports without giving its row id away."""
+    return seal.sign(secret_key, "export-learner", learner_id)[:32]
+
+
+def signed_view(document: dict[str, Any]) -> dict[str, Any]:
+    """Return exactly what a document's signature covers (the fields it was exported with)."""
+    view = {name: document.get(name) for name in SIGNED_SCALARS}
+    for name, fields in SIGNED_FIELDS.items():
+        view[name] = [{field: record.get(field) for field in fields}
+                      for record in document.get(name) or ()]
+    return view
+
+
 def export_learner_data(ctx: Context) -> dict[str, Any]:
-    """Return this learner's data (and this browser's self-assessments) as one document."""
+    """Return this learner's data (and this browser's self-assessments) as one signed document."""
     document: dict[str, Any] = {"format": EXPORT_FORMAT, "exported_at": ctx.now,
+                                "deployment": deployment_id(ctx.secret_key), "learner": None,
                                 "self_assessments": [], "attempts": [], "cards": [],
                                 "review_log": [], "mastery": [],
                                 "desired_retention": scheduling.DEFAULT_RETENTION}
-    if ctx.identity is None:
-        return document
-    attempts, cards, logs, records = answers.exported_rows(ctx.db, ctx.identity.learner_id)
-    assessments = self_assessment_store.of_browser(ctx.db, ctx.identity.browser_id)
-    ctx.db.commit()
-    number = {attempt.id: n for n, attempt in enumerate(attempts, start=1)}
-    card_question = {card.id: card.question_id for card in cards}
-    document.update({
-        "self_assessments": [pick(row, SELF_ASSESSMENT_FIELDS) for row in assessments],
-        "attempts": [{"n": number[a.id], **exported_attempt(ctx, a)} for a in attempts],
-        "cards": [pick(card, CARD_FIELDS) for card in cards],
-        "review_log": [{"question_id": card_question[log.card_id],
-                        "attempt": number.get(log.attempt_id) if log.attempt_id else None,
-                        **pick(log, LOG_FIELDS)} for log in logs],
-        "mastery": [{**pick(m, MASTERY_FIELDS),
-                     "evidence": [number[i] for i in m.evidence if i in number]}
-                    for m in records],
-    })
-    document["desired_retention"] = scheduler_settings.retention_of(ctx.db,
-                                                                    ctx.identity.learner_id)
+    if ctx.identity is not None:
+        learner_id = ctx.identity.learner_id
+        attempts, cards, logs, records = answers.exported_rows(ctx.db, learner_id)
+        assessments = self_assessment_store.of_browser(ctx.db, ctx.identity.browser_id)
+        retention = scheduler_settings.retention_of(ctx.db, learner_id)
+        ctx.db.commit()
+        number = {attempt.id: n for n, attempt in enumerate(attempts, start=1)}
+        card_question = {card.id: card.question_id for card in cards}
+        document.update({
+            "learner": learner_ref(ctx.secret_key, learner_id),
+            "self_assessments": [pick(row, SELF_ASSESSMENT_FIELDS) for row in assessments],
+            "attempts": [{"n": number[a.id], **exported_attempt(ctx, a)} for a in attempts],
+            "cards": [pick(card, CARD_FIELDS) for card in cards],
+            "review_log": [{"question_id": card_question[log.card_id],
+                            "attempt": number.get(log.attempt_id) if log.attempt_id else None,
+                            **pick(log, LOG_FIELDS)} for log in logs],
+            "mastery": [{**pick(m, MASTERY_FIELDS),
+                         "evidence": [number[i] for i in m.evidence if i in number]}
+                        for m in records],
+            "desired_retention": retention,
+        })
+    document["signature"] = seal.sign(ctx.secret_key, DOCUMENT_PURPOSE, signed_view(document))
     return document
 
 
 def exported_attempt(ctx: Context, attempt: Any) -> dict[str, Any]:
-    """Return an attempt as exported: signed, with what is not yet earned sealed."""
+    """Return an attempt as exported, with what is not yet earned sealed."""
     record = pick(attempt, ATTEMPT_FIELDS)
     record["sealed"] = None
     if attempt.revealed_at is None:
+        nonce = ctx.rng.getrandbits(8 * seal.NONCE_BYTES).to_bytes(seal.NONCE_BYTES, "big")
         record["sealed"] = seal.seal(ctx.secret_key, {name: record[name]
-                                                      for name in SEALED_FIELDS})
+                                                      for name in SEALED_FIELDS}, nonce)
         record.update({name: None for name in SEALED_FIELDS})
-    record["signature"] = seal.sign(ctx.secret_key, ATTEMPT_PURPOSE, record)
     return record
 
 
-def restored_attempt(ctx: Context, index: int, record: dict[str, Any]) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Provenance:
+    """Whether an imported document is restored as evidence, and why (a reason code).
+
+    ``own_signed_export``: signed here, for this learner, unaltered. Otherwise history only:
+    ``another_learner`` (signed here for someone else), ``another_deployment``, or
+    ``not_signed_here`` (unsigned, altered, or an older format bound to no learner).
+    """
+
+    vouched: bool
+    reason: str
+
+
+def provenance(ctx: Context, document: dict[str, Any]) -> Provenance:
+    """Tell whether this deployment vouches for ``document`` as this learner's own."""
+    if document.get("deployment") not in (None, deployment_id(ctx.secret_key)):
+        return Provenance(False, "another_deployment")
+    if (document.get("format") != EXPORT_FORMAT
+            or not seal.signed_by(ctx.secret_key, DOCUMENT_PURPOSE, signed_view(document),
+                                  document.get("signature"))):
+        return Provenance(False, "not_signed_here")
+    if document.get("learner") != learner_ref(ctx.secret_key, ctx.learner_id):
+        return Provenance(False, "another_learner")
+    return Provenance(True, "own_signed_export")
+
+
+def restored_attempt(ctx: Context, index: int, record: dict[str, Any], vouched: bool
+                     ) -> dict[str, Any]:
     """Return the ``attempt`` columns an imported attempt is stored with.
 
-    Signed here and unaltered: as it was (its sealed seed and misconception restored).
-    Otherwise what this server can vouch for: graded again, open-book and unrevealed; or, when
-    the variant cannot be rebuilt, ungraded history that counts for nothing.
+    Vouched for: as it was (its sealed seed, content and misconception restored). Otherwise
+    history that counts for nothing.
     """
     question = ctx.index.questions.get(record["question_id"])
     if question is None:
         raise Invalid(f"attempts[{index}].question_id", N_("no such question in this bank"),
                       reason="unknown_question")
-    vouched = {name: record.get(name) for name in (*ATTEMPT_FIELDS, "sealed")}
-    if seal.signed_by(ctx.secret_key, ATTEMPT_PURPOSE, vouched, record.get("signature")):
-        row = {name: vouched[name] for name in ATTEMPT_FIELDS}
-        if vouched["sealed"] is not None:
-            hidden = seal.unseal(ctx.secret_key, vouched["sealed"])
-            if isinstance(hidden, dict):
-                row.update({name: hidden.get(name) for name in SEALED_FIELDS})
-        return row
-    return regraded_attempt(ctx, question, record)
-
-
-def regraded_attempt(ctx: Context, question: Any, record: dict[str, Any]) -> dict[str, Any]:
-    """Grade an unvouched attempt again from its question, seed and answer, if this bank can.
-
-    The server never saw it answered, so it is stored open-book and unrevealed: it can end a
-    run of the mastery policy when wrong, never earn mastery, and never show an answer.
-    """
     row = {name: record.get(name) for name in ATTEMPT_FIELDS}
-    row.update(kind=str(question.kind), lesson=question.lesson, closed_book=False,
-               revealed_at=None, misconception_id=None, origin="regraded", content_key=None)
-    seed = record.get("seed")
-    if question.kind in SELF_RATED_KINDS:
-        try:
-            row["answer"] = check_answer_shape(question.kind, record.get("answer"))
-        except Invalid:
-            return unverified(row)
-        row.update(graded=False, correct=None, score=None, seed=seed or 0,
-                   revealed_at=record.get("submitted_at"))  # a self-rated answer shows at once
-        return row
-    if not isinstance(seed, int) or record.get("bank_version") != str(ctx.bank.version):
+    row["practice"] = bool(row["practice"])
+    if not vouched:
         return unverified(row)
-    try:
-        variant = ctx.bank.variant(question.id, seed)
-    except BankError:
-        return unverified(row)
-    grade = ctx.bank.grade(variant, record.get("answer"))
-    if grade.parse_error:
-        return unverified(row)
-    row.update(graded=True, correct=bool(grade.correct), score=float(grade.score),
-               misconception_id=grade.misconception.id if grade.misconception else None,
-               content_key=content_key(variant))
+    if record.get("sealed") is not None:
+        hidden = seal.unseal(ctx.secret_key, record["sealed"])
+        if isinstance(hidden, dict):
+            row.update({name: hidden.get(name) for name in SEALED_FIELDS})
     return row
 
 
 def unverified(row: dict[str, Any]) -> dict[str, Any]:
-    """Keep an attempt no one can vouch for as history that counts for nothing."""
+    """Keep an attempt no one can vouch for as history that counts for nothing.
+
+    Ungraded and unrevealed, so it can be neither explained nor revealed nor rated: it shows
+    the learner's own answer and when it was given, nothing the server would have to stand by.
+    """
     return {**row, "graded": False, "correct": None, "score": None, "misconception_id": None,
             "closed_book": False, "revealed_at": None, "origin": "unverified",
-            "content_key": None,
+            "content_key": None, "practice": False,
             "seed": row["seed"] if isinstance(row["seed"], int) else 0}
 
 
@@ -203,7 +230,20 @@ def check_references(document: dict[str, Any]) -> None:
                           reason="no_attempt")
 
 
-def import_learner_data(ctx: Context, document: dict[str, Any]) -> dict[str, int]:
+@dataclass(frozen=True)
+class ImportResult:
+    """Rows imported, and whether they were restored as evidence or as history only."""
+
+    attempts: int
+    cards: int
+    review_log: int
+    self_assessments: int
+    mastery: int
+    vouched: bool
+    reason: str
+
+
+def import_learner_data(ctx: Context, document: dict[str, Any]) -> ImportResult:
     """Load an exported document into this (empty) learner and browser; return row counts.
 
     ``document`` is the output of the export schema's ``load`` (datetimes parsed). The
@@ -214,6 +254,7 @@ def import_learner_data(ctx: Context, document: dict[str, Any]) -> dict[str, int
         raise Invalid("format", N_("expected %(format)s"), reason="export_format",
                       params={"format": repr(EXPORT_FORMAT)})
     check_references(document)
+    source = provenance(ctx, document)
     answers.lock_learner(ctx.db, ctx.learner_id)  # an answer racing the import goes stale
     if (answers.has_history(ctx.db, ctx.learner_id)
             or self_assessment_store.of_browser(ctx.db, ctx.browser_id)):
@@ -222,7 +263,7 @@ def import_learner_data(ctx: Context, document: dict[str, Any]) -> dict[str, int
                        reason="learner_has_data")
     variants, attempt_rows = [], []
     for index, record in enumerate(document["attempts"]):
-        row = restored_attempt(ctx, index, record)
+        row = restored_attempt(ctx, index, record, source.vouched)
         variant_id = opaque_id(ctx)
         variants.append({
             "id": variant_id, "learner_id": ctx.learner_id, "question_id": row["question_id"],
@@ -234,7 +275,8 @@ def import_learner_data(ctx: Context, document: dict[str, Any]) -> dict[str, int
                  for row in document["cards"]]
     logs = [{"question_id": row["question_id"], "learner_id": ctx.learner_id,
              "attempt_index": None if row["attempt"] is None else row["attempt"] - 1,
-             **{name: row[name] for name in LOG_FIELDS}} for row in document["review_log"]]
+             "vouched": source.vouched, **{name: row[name] for name in LOG_FIELDS}}
+            for row in document["review_log"]]
     attempt_ids, card_ids = answers.import_history(
         ctx.db, variants, attempt_rows, card_rows,
         [row["question_id"] for row in document["cards"]], logs)
@@ -249,10 +291,9 @@ def import_learner_data(ctx: Context, document: dict[str, Any]) -> dict[str, int
         scheduler_settings.put_retention(ctx.db, ctx.learner_id, document["desired_retention"],
                                          ctx.now)
     ctx.db.commit()
-    return {"attempts": len(attempt_ids), "cards": len(card_ids),
-            "review_log": len(document["review_log"]),
-            "self_assessments": len(document["self_assessments"]),
-            "mastery": len(mastery_rows)}
+    return ImportResult(len(attempt_ids), len(card_ids), len(document["review_log"]),
+                        len(document["self_assessments"]), len(mastery_rows),
+                        source.vouched, source.reason)
 
 
 def restored_mastery(ctx: Context, document: dict[str, Any], attempts: list[dict[str, Any]],

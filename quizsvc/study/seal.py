@@ -1,15 +1,15 @@
 """Sign what this deployment vouches for, and seal what a learner may carry but not read.
 
 An export is a learner's own history, and an import must not let a hand-written document
-claim grades, reveals or mastery the server never gave. So each exported attempt carries an
-HMAC (under the deployment's secret key) over its canonical JSON: an attempt whose signature
-checks was graded here exactly as it says. What the learner has not earned yet (the variant's
-seed and the misconception their wrong answer matched, while the reveal is withheld) travels
-*sealed*: encrypted with a keystream drawn from HMAC-SHA256 under the same key (an HMAC used as
-a pseudo-random function), so that a re-import restores it while the file shows nothing of it.
-The nonce is itself an HMAC of the value (a synthetic IV): the same value seals the same way,
-so export, import, export gives the same document, and equal seals say only "equal values".
-Standard library only; pure functions of the key and the values.
+claim grades, reveals or mastery the server never gave. So an export carries an HMAC (under
+the deployment's secret key) over its canonical JSON: a document whose signature checks was
+written here exactly as it says. What the learner has not earned yet (the variant's seed, its
+content key and the misconception their wrong answer matched, while the reveal is withheld)
+travels *sealed*: encrypted with a keystream drawn from HMAC-SHA256 under the same key (an
+HMAC used as a pseudo-random function), so that a re-import restores it while the file shows
+nothing of it. Each seal takes a fresh random nonce, so two seals of one value differ and a
+file says nothing, not even which of its withheld answers are equal. Standard library only;
+pure functions of the key, the nonce and the values.
 """
 
 from __future__ import annotations
@@ -64,11 +64,14 @@ def keystream(secret_key: str, nonce: bytes, length: int) -> bytes:
     return b"".join(blocks)[:length]
 
 
-def seal(secret_key: str, value: Any) -> str:
-    """Return ``value`` encrypted for this deployment only (url-safe text)."""
+def seal(secret_key: str, value: Any, nonce: bytes) -> str:
+    """Return ``value`` encrypted for this deployment only (url-safe text).
+
+    ``nonce`` (``NONCE_BYTES`` random bytes) must never be used twice under one key.
+    """
+    if len(nonce) != NONCE_BYTES:
+        raise ValueError(f"a nonce is {NONCE_BYTES} bytes")
     plain = canonical(value)
-    nonce = hmac.new(secret_key.encode(), b"nonce\0" + plain, hashlib.sha256).digest()[
-        :NONCE_BYTES]
     cipher = bytes(a ^ b for a, b in zip(plain, keystream(secret_key, nonce, len(plain)),
                                          strict=True))
     return base64.urlsafe_b64encode(nonce + cipher).decode()
