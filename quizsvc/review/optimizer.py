@@ -19,14 +19,15 @@ from __future__ import annotations
 import csv
 import io
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from itertools import groupby
 
+from fsrs.scheduler import LOWER_BOUNDS_PARAMETERS, UPPER_BOUNDS_PARAMETERS
 from fsrs_rs_python import FSRS, FSRSItem, FSRSReview
 
-from quizsvc.review.scheduling import DEFAULT_SETTINGS, SchedulerSettings
+from quizsvc.review.scheduling import DEFAULT_SETTINGS
 
 DEFAULT_PARAMETERS = DEFAULT_SETTINGS.parameters
 # Below this many reviews a fit follows the few cards it saw more than the population: keep
@@ -63,12 +64,25 @@ class NoFit:
 
     ``reason`` is a code: ``too_few_reviews`` (fewer than ``needed``), ``optimizer_kept_
     defaults`` (fsrs-rs found too little to move them), ``no_better_than_defaults`` (the fit
-    scored no lower log loss than the defaults on its own log).
+    scored no lower log loss than the defaults on its own log), ``out_of_bounds`` (fsrs-rs
+    returned parameters the scheduler would refuse; ``detail`` names them) or
+    ``optimizer_failed`` (fsrs-rs raised; ``detail`` says what).
     """
 
     reason: str
     review_count: int
     needed: int
+    detail: str = ""
+
+
+def out_of_bounds(parameters: Sequence[float]) -> list[str]:
+    """Name each parameter fsrs's scheduler would refuse (outside its bounds, or not finite)."""
+    if len(parameters) != len(LOWER_BOUNDS_PARAMETERS):
+        return [f"{len(parameters)} parameters, not {len(LOWER_BOUNDS_PARAMETERS)}"]
+    return [f"parameters[{index}] = {value:g} outside [{low:g}, {high:g}]"
+            for index, (value, low, high) in enumerate(zip(
+                parameters, LOWER_BOUNDS_PARAMETERS, UPPER_BOUNDS_PARAMETERS, strict=True))
+            if not (math.isfinite(value) and low <= value <= high)]
 
 
 def card_histories(reviews: Iterable[LoggedReview]) -> list[History]:
@@ -114,22 +128,34 @@ def log_loss(parameters: Sequence[float], reviews: Iterable[LoggedReview]) -> fl
     return evaluate(parameters, training_histories(reviews))
 
 
-def fit(reviews: Iterable[LoggedReview], min_reviews: int = MIN_REVIEWS) -> Fit | NoFit:
+def fsrs_rs_parameters(items: list[FSRSItem]) -> Sequence[float]:
+    """Return the parameters fsrs-rs's optimizer fits to training items."""
+    return list(FSRS(list(DEFAULT_PARAMETERS)).compute_parameters(items))
+
+
+def fit(reviews: Iterable[LoggedReview], min_reviews: int = MIN_REVIEWS,
+        compute: Callable[[list[FSRSItem]], Sequence[float]] = fsrs_rs_parameters
+        ) -> Fit | NoFit:
     """Fit FSRS parameters to a log, or say why the log gives none.
 
-    The fit must beat the defaults on the log it came from, and fsrs (the scheduler) must
-    accept it, before it is offered.
+    The fit must lie within fsrs's bounds (the scheduler refuses anything else) and beat the
+    defaults on the log it came from before it is offered. ``compute`` is fsrs-rs's
+    optimizer unless a test gives another.
     """
     histories = training_histories(reviews)
     count = len(histories)
     if count < max(1, min_reviews):
         return NoFit("too_few_reviews", count, min_reviews)
-    fitted = tuple(float(w) for w in FSRS(list(DEFAULT_PARAMETERS)).compute_parameters(
-        [fsrs_item(h) for h in histories]))
+    try:
+        fitted = tuple(float(w) for w in compute([fsrs_item(h) for h in histories]))
+    except (ValueError, RuntimeError, OverflowError) as error:
+        return NoFit("optimizer_failed", count, min_reviews, str(error)[:200])
+    refused = out_of_bounds(fitted)
+    if refused:
+        return NoFit("out_of_bounds", count, min_reviews, "; ".join(refused))
     if all(math.isclose(w, d, rel_tol=1e-6, abs_tol=1e-6)
            for w, d in zip(fitted, DEFAULT_PARAMETERS, strict=True)):
         return NoFit("optimizer_kept_defaults", count, min_reviews)
-    SchedulerSettings(parameters=fitted)  # raises if py-fsrs would refuse them
     fitted_loss = evaluate(fitted, histories)
     default_loss = evaluate(DEFAULT_PARAMETERS, histories)
     if fitted_loss >= default_loss:

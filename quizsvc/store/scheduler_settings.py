@@ -134,8 +134,12 @@ def put_retention(session: Session, learner_id: int, retention: float, now: date
 
 
 def review_log(session: Session, lesson: str | None = None,
-               learner_id: int | None = None) -> dict[int, list[LoggedReview]]:
-    """Read the review log (of one lesson, of one learner), by learner, in review order."""
+               learner_id: int | None = None, vouched_only: bool = False
+               ) -> dict[int, list[LoggedReview]]:
+    """Read the review log (of one lesson, of one learner), by learner, in review order.
+
+    ``vouched_only`` leaves out the reviews an import brought that no one vouches for.
+    """
     query = (select(LOGS.c.learner_id, LOGS.c.card_id, LOGS.c.reviewed_at, LOGS.c.rating)
              .select_from(LOGS.join(CARDS, CARDS.c.id == LOGS.c.card_id))
              .order_by(LOGS.c.card_id, LOGS.c.reviewed_at, LOGS.c.id))
@@ -143,6 +147,8 @@ def review_log(session: Session, lesson: str | None = None,
         query = query.where(CARDS.c.lesson == lesson)
     if learner_id is not None:
         query = query.where(LOGS.c.learner_id == learner_id)
+    if vouched_only:
+        query = query.where(LOGS.c.vouched.is_(True))
     by_learner: dict[int, list[LoggedReview]] = {}
     for learner, card, reviewed_at, rating in session.execute(query):
         by_learner.setdefault(learner, []).append(LoggedReview(card, reviewed_at, rating))

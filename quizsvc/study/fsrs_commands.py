@@ -21,12 +21,16 @@ REASONS = {
                                "defaults",
     "no_better_than_defaults": "a fit to {count} reviews predicted them no better than the "
                                "defaults",
+    "out_of_bounds": "fsrs-rs fitted {count} reviews to parameters fsrs would refuse "
+                     "({detail})",
+    "optimizer_failed": "fsrs-rs could not fit {count} reviews ({detail})",
 }
 
 
 def explain(result: NoFit) -> str:
     """Say in one phrase why a log gave no parameters."""
-    return REASONS[result.reason].format(count=result.review_count, needed=result.needed)
+    return REASONS[result.reason].format(count=result.review_count, needed=result.needed,
+                                         detail=result.detail)
 
 
 def describe_fit(result: Fit) -> str:

@@ -5,8 +5,11 @@ first; changing a learner's desired retention runs the second):
 
 - ``optimize`` reads the review log (of one lesson or all), fits the pooled log of every
   learner and each learner's own (``quizsvc.review.optimizer``), stores each fit that is
-  offered, and reschedules the cards the new parameters now govern. A log too small for a fit
-  keeps what was in force, and the report says why.
+  offered, and reschedules the cards the new parameters now govern. The pooled fit schedules
+  everyone, so it learns only from vouched reviews (recorded here, or restored from the
+  learner's own signed export): a crafted import moves no one's intervals but its own
+  learner's. A log too small for a fit, or a fit fsrs would refuse, keeps what was in force,
+  and the report says why.
 - ``reschedule_learner`` replays each of a learner's cards from its log under the settings
   that now apply to it (``quizsvc.review.scheduling.reschedule``), so the card, and the
   state-before of every log row (which re-rating a review starts from), are what the reviews
@@ -58,8 +61,9 @@ def optimize(session: Session, now: datetime, lesson: str | None = None,
         session.commit()
     begin_read_only(session)
     log = scheduler_settings.review_log(session, lesson)
+    vouched = scheduler_settings.review_log(session, lesson, vouched_only=True)
     session.commit()
-    pooled = optimizer.fit([review for reviews in log.values() for review in reviews],
+    pooled = optimizer.fit([review for reviews in vouched.values() for review in reviews],
                            min_reviews)
     learners = tuple((learner_id, optimizer.fit(reviews, min_reviews))
                      for learner_id, reviews in sorted(log.items()))

@@ -186,6 +186,29 @@ def test_a_log_the_optimizer_cannot_learn_from_keeps_the_defaults(population):
     assert result.reason == "optimizer_kept_defaults"
 
 
+def test_a_fit_outside_fsrs_bounds_is_never_offered_and_says_which_parameter():
+    """A crafted log once drove fsrs-rs past the decay's bound and crashed the command."""
+    log = review_log([(card, day, 3) for card in range(5) for day in (0, 1, 3)])
+    too_slow = [*DEFAULT_PARAMETERS[:20], 0.95]
+    result = optimizer.fit(log, min_reviews=1, compute=lambda items: too_slow)
+    assert isinstance(result, NoFit) and result.reason == "out_of_bounds"
+    assert "parameters[20] = 0.95 outside [0.1, 0.8]" in result.detail
+    short = optimizer.fit(log, min_reviews=1, compute=lambda items: DEFAULT_PARAMETERS[:19])
+    assert isinstance(short, NoFit) and "19 parameters" in short.detail
+    nan = optimizer.fit(log, min_reviews=1,
+                        compute=lambda items: [math.nan, *DEFAULT_PARAMETERS[1:]])
+    assert isinstance(nan, NoFit) and nan.reason == "out_of_bounds"
+
+
+def test_an_optimizer_that_fails_keeps_what_is_in_force():
+    def broken(items: list) -> list[float]:
+        raise RuntimeError("gradient exploded")
+
+    log = review_log([(card, day, 3) for card in range(5) for day in (0, 1, 3)])
+    result = optimizer.fit(log, min_reviews=1, compute=broken)
+    assert result == NoFit("optimizer_failed", 10, 1, "gradient exploded")
+
+
 def test_the_log_loss_of_nothing_is_refused():
     with pytest.raises(ValueError, match="no reviews"):
         optimizer.log_loss(DEFAULT_PARAMETERS, [])

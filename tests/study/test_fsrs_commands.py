@@ -69,6 +69,37 @@ def test_optimize_with_too_few_reviews_keeps_the_defaults_and_says_why(url, caps
     assert fits(url) == 0
 
 
+def test_reviews_no_one_vouches_for_never_teach_the_pooled_fit(url, capsys):
+    """An import no one vouched for keeps its reviews for its own learner's schedule only."""
+    from sqlalchemy import update
+
+    from quizsvc.store.models import ReviewLog
+
+    engine = make_engine(url)
+    try:
+        with engine.begin() as connection:
+            connection.execute(update(ReviewLog).values(vouched=False))
+    finally:
+        engine.dispose()
+    assert main(["fsrs", "optimize", "--database-url", url, "--min-reviews", "200"]) == 0
+    out = capsys.readouterr().out
+    assert "kept the parameters in force for every lesson" in out
+    assert "0 reviews to learn from" in out
+    assert "learners with parameters of their own: 1 of 1" in out  # its own log is its own
+    assert fits(url) == 1
+
+
+def test_a_fit_fsrs_would_refuse_is_said_and_never_stored():
+    from quizsvc.review.optimizer import NoFit
+    from quizsvc.study.fsrs_commands import explain
+
+    said = explain(NoFit("out_of_bounds", 900, 400, "parameters[20] = 0.95 outside [0.1, 0.8]"))
+    assert said == ("fsrs-rs fitted 900 reviews to parameters fsrs would refuse "
+                    "(parameters[20] = 0.95 outside [0.1, 0.8])")
+    assert explain(NoFit("optimizer_failed", 900, 400, "boom")) == (
+        "fsrs-rs could not fit 900 reviews (boom)")
+
+
 def test_optimize_for_one_lesson_names_it(url, capsys):
     assert main(["fsrs", "optimize", "--database-url", url, "--lesson", LESSON,
                  "--min-reviews", "100"]) == 0
