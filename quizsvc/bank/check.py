@@ -4,7 +4,9 @@
 drawn, graded or read back from its trace fails CI rather than a learner. For every variant
 it checks that the stated answer grades as correct, that numeric answers can be re-read from
 the trace through ``answer_ref``, that no named wrong model coincides with the answer, and
-that drawing the same seed twice gives the same variant. It also holds the lesson to its
+that drawing the same seed twice gives the same variant; a numeric prompt must write every
+value it states and leave unsaid only values that cannot change its answer
+(``quizsvc.bank.stated``). It also holds the lesson to its
 promises (``quizsvc.bank.coverage``): every rule taught where its anchor says, shown with a
 worked example, linked from the quick reference and tested by a graded question; every term
 a question uses in the glossary; no learner-facing text that reads like a debug log.
@@ -31,6 +33,8 @@ from quizsvc.bank.coverage import (
 from quizsvc.bank.errors import BankError
 from quizsvc.bank.examples import placed as examples_placed
 from quizsvc.bank.model import GRADED, QuestionKind, Variant
+from quizsvc.bank.stated import text_problems as stated_text_problems
+from quizsvc.bank.stated import unsaid_problems
 
 DEFAULT_SEEDS = 200
 DETERMINISM_SEEDS = 3
@@ -103,6 +107,15 @@ def check_variant(bank: Bank, variant: Variant) -> list[str]:
     return problems
 
 
+def prompt_problems(variant: Variant, states: list[str]) -> list[str]:
+    """Return where a numeric prompt leaves a binding value unsaid (``quizsvc.bank.stated``):
+    a stated value missing from its text, or an unsaid one that changes the answer."""
+    from quizsvc.ledger import replay
+
+    problems = stated_text_problems(variant, states)
+    return problems + unsaid_problems(variant, states, replay)
+
+
 def _check_numeric(variant: Variant, where: str) -> list[str]:
     """Re-derive the answer as an outsider would: replay the exported scenario, follow the refs."""
     problems = []
@@ -157,6 +170,8 @@ def check_bank(
             try:
                 variant = bank.make_variant(entry, seed)
                 problems = check_variant(bank, variant)
+                if kind is QuestionKind.NUMERIC:
+                    problems.extend(prompt_problems(variant, entry.spec["states"]))
                 if seed < DETERMINISM_SEEDS and bank.make_variant(entry, seed) != variant:
                     problems.append(f"{question_id} seed {seed}: not deterministic")
             except BankError as error:

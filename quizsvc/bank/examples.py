@@ -364,29 +364,99 @@ def table(example: WorkedExample, lang: str) -> str:
     return "\n".join(lines)
 
 
-# The SchedulerOutput fields a "fields" view lists: (field, trace reader).
-OUTPUT_FIELDS: tuple[tuple[str, Callable[[dict[str, Any]], Any]], ...] = (
-    ("scheduled_new_reqs", lambda s: [
+EMPTY = ("空", "empty")
+
+
+@dataclass(frozen=True)
+class OutputField:
+    """One field of vLLM 0.33.0's ``SchedulerOutput`` as a "fields" view shows it.
+
+    ``read`` takes the step's ``schedule`` record and the trace's ``effective_config`` and
+    returns the value the ledger replayed; a field without ``read`` is one a text-only model
+    leaves empty, and ``empty`` is that value as the learner reads it (zh, en).
+    """
+
+    name: str
+    read: Callable[[dict[str, Any], dict[str, Any]], Any] | None = None
+    empty: tuple[str, str] = ("", "")
+    source: str = "ledger"
+
+
+def _skip_drafts(_: dict[str, Any], config: dict[str, Any]) -> Any:
+    """Return ``skip_drafts`` where it is sure to be False, None where the ledger cannot say.
+
+    vLLM sets it only when the V2 model runner drives a drafter with its own forward pass
+    (lookahead > 0) and no scheduled request can use the drafts; the ledger does not model
+    that choice, which changes no counter.
+    """
+    if config.get("num_lookahead_tokens", 0) == 0 or not config.get("use_v2_model_runner"):
+        return False
+    return None
+
+
+# Every field of SchedulerOutput (output.py:231-338), in the dataclass's order.
+OUTPUT_FIELDS: tuple[OutputField, ...] = (
+    OutputField("scheduled_new_reqs", lambda s, _: [
         f"{rid} (num_computed_tokens {s['new_req_num_computed_tokens'].get(rid, 0)})"
         for rid in s["new_req_ids"]]),
-    ("scheduled_cached_reqs", lambda s: [
+    OutputField("scheduled_cached_reqs", lambda s, _: [
         rid for rid in s["num_scheduled_tokens"] if rid not in s["new_req_ids"]]),
-    ("num_scheduled_tokens", lambda s: s["num_scheduled_tokens"]),
-    ("total_num_scheduled_tokens", lambda s: s["total_num_scheduled_tokens"]),
-    ("scheduled_spec_decode_tokens", lambda s: s["scheduled_spec_decode_tokens"]),
-    ("finished_req_ids", lambda s: s["finished_ids_notified"]),
-    ("preempted_req_ids", lambda s: s["preempted_ids"]),
+    OutputField("num_scheduled_tokens", lambda s, _: s["num_scheduled_tokens"]),
+    OutputField("total_num_scheduled_tokens", lambda s, _: s["total_num_scheduled_tokens"]),
+    OutputField("scheduled_spec_decode_tokens", lambda s, _: s["scheduled_spec_decode_tokens"]),
+    OutputField("scheduled_encoder_inputs", empty=EMPTY),
+    OutputField("finished_req_ids", lambda s, _: s["finished_ids_notified"]),
+    OutputField("free_encoder_mm_hashes", empty=EMPTY),
+    OutputField("encoder_input_updates", empty=EMPTY),
+    OutputField("scheduled_encoder_input_stats", empty=("None", "None")),
+    OutputField("preempted_req_ids", lambda s, _: s["preempted_ids"]),
+    OutputField("has_structured_output_requests", empty=("False", "False")),
+    OutputField("pending_structured_output_tokens", empty=("False", "False")),
+    OutputField("num_invalid_spec_tokens", empty=("None", "None")),
+    OutputField("kv_connector_metadata", empty=("None", "None")),
+    OutputField("has_sync_kv_loads", empty=("False", "False")),
+    OutputField("aux_output_connector_metadata", empty=("None", "None")),
+    OutputField("ec_connector_metadata", empty=("None", "None")),
+    OutputField("ec_manager_metadata", empty=("None", "None")),
+    OutputField("new_block_ids_to_zero", empty=("None", "None")),
+    OutputField("kv_cache_block_copies", empty=("None", "None")),
+    OutputField("kv_connector_block_state", empty=("None", "None")),
+    OutputField("num_spec_tokens_to_schedule",
+                lambda _, config: config.get("num_speculative_tokens", 0), source="config"),
+    OutputField("num_common_prefix_blocks", empty=EMPTY),
+    OutputField("skip_drafts", _skip_drafts, source="config"),
 )
+WHO_FILLS = {
+    "ledger": ("账本重放", "the ledger's replay"),
+    "config": ("由配置决定", "fixed by the configuration"),
+    "empty": ("纯文本模型留空", "empty for a text-only model"),
+    "unknown": ("账本不建模", "not modelled by the ledger"),
+}
 
 
 def fields_table(example: WorkedExample, lang: str) -> str:
-    """Render the step's ``SchedulerOutput`` as a markdown table of its fields."""
+    """Render the step's ``SchedulerOutput``: every field, its value and who fills it."""
     zh = lang == "zh"
     schedule = step_record(example.trace, example.step)["schedule"]
-    lines = ["| " + ("字段" if zh else "field") + " | " + ("本步的值" if zh else "this step")
-             + " |", "|---|---|"]
-    for name, read in OUTPUT_FIELDS:
-        lines.append(f"| `{name}` | {show(read(schedule), lang)} |")
+    config = example.trace.get("effective_config", {})
+    header = ("| 字段 | 本步的值 | 值从哪里来 |" if zh
+              else "| field | this step | where the value comes from |")
+    lines = [header, "|---|---|---|"]
+    for field in OUTPUT_FIELDS:
+        if field.read is None:
+            shown, who = field.empty[0 if zh else 1], "empty"
+        else:
+            value = field.read(schedule, config)
+            who = field.source
+            if value is None:
+                shown, who = NOTHING, "unknown"
+            elif isinstance(value, bool):
+                shown = str(value)
+            elif isinstance(value, list | dict) and not value:
+                shown = EMPTY[0 if zh else 1]
+            else:
+                shown = show(value, lang)
+        lines.append(f"| `{field.name}` | {shown} | {WHO_FILLS[who][0 if zh else 1]} |")
     return "\n".join(lines)
 
 

@@ -23,6 +23,7 @@ from marshmallow import (
 
 from quizsvc.bank.errors import BankError
 from quizsvc.bank.model import GRADED, QuestionKind
+from quizsvc.bank.stated import SETTING_KEYS
 
 SLUG = validate.Regexp(r"^[a-z0-9]+(-[a-z0-9]+)*$", error="must be a lowercase-hyphenated slug")
 PARAM_NAME = validate.Regexp(r"^[a-z_][a-z0-9_]*$", error="must be a lowercase identifier")
@@ -448,6 +449,8 @@ class NumericSchema(QuestionBaseSchema):
     )
     misconceptions = fields.List(fields.String(validate=SLUG), load_default=list)
     solution = fields.Nested(TextSchema, load_default=None)
+    # The scenario settings the prompt names; bank check proves the others cannot bind.
+    states = fields.List(fields.String(validate=validate.OneOf(SETTING_KEYS)), required=True)
 
 
 QUESTION_SCHEMAS: dict[QuestionKind, type[QuestionBaseSchema]] = {

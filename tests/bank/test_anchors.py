@@ -203,3 +203,29 @@ def test_the_cited_formulas_are_where_the_texts_say(bank):
     assert "num_computed_tokens += num_scheduled_token" in lines[1857]
     assert "num_computed_tokens -= num_rejected" in lines[2361]
     assert "self.finished_req_ids.add" in lines[3053]
+
+
+@needs_source
+def test_the_scheduler_output_view_lists_every_field_of_the_dataclass_in_order():
+    """The lesson's SchedulerOutput table names all of 0.33.0's fields, none invented."""
+    from quizsvc.bank.examples import OUTPUT_FIELDS
+
+    tree = ast.parse((SOURCE / SHORT_NAMES["output.py"]).read_text(encoding="utf-8"))
+    dataclass = next(node for node in tree.body
+                     if isinstance(node, ast.ClassDef) and node.name == "SchedulerOutput")
+    declared = [node.target.id for node in dataclass.body
+                if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)]
+    assert [field.name for field in OUTPUT_FIELDS] == declared
+    assert len(declared) == 25
+
+
+def test_the_scheduler_output_rule_names_every_field_in_both_languages(bank):
+    """The rule itself, before its worked example, says what becomes of each field."""
+    from quizsvc.bank.examples import OUTPUT_FIELDS
+
+    for lang, path in bank.lesson_entry("vllm-v1-ledger").texts.items():
+        body = path.read_text(encoding="utf-8")
+        start = body.index("{#rule-scheduler-output}")
+        rule = body[start:body.index("{{example scheduler-output}}", start)]
+        missing = [field.name for field in OUTPUT_FIELDS if f"`{field.name}`" not in rule]
+        assert missing == [], lang

@@ -121,7 +121,8 @@ def numeric_data() -> dict:
     data = choice_data("count-it")
     for key in ("options", "answer", "solution"):
         del data[key]
-    data.update(kind="numeric", params={"budget": {"min": 4, "max": 8}}, misconceptions=[])
+    data.update(kind="numeric", params={"budget": {"min": 4, "max": 8}}, misconceptions=[],
+                states=["async_scheduling", "num_speculative_tokens", "spec_method"])
     return data
 
 

@@ -115,6 +115,7 @@ FROM_GOLDEN = {
     "rollback": "b_spec_decode", "kv-all-or-nothing": "d_kv_preemption",
     "preempted-restart": "d_kv_preemption", "scheduler-output": "d_kv_preemption",
     "kv-blocks": "k_lookahead_blocks", "eagle-hash-lookahead": "l_eagle_prefix_lookahead",
+    "eagle-hash-lookahead-same": "l_eagle_prefix_lookahead",
     "async-batch-queue": "h_async_budget_split", "output-update": "i_eos_abort",
 }
 
@@ -212,3 +213,82 @@ def test_a_worked_solution_tells_the_victim_from_a_waiting_request_left_out() ->
                         "nothing). W is not admitted: this step preempted, so the waiting loop "
                         "is skipped. At the output update, A returns 1 token.")
     assert "B and W" not in why
+
+
+# ---------------------------------------------------------------- the rules issue 23 asked to work
+
+def _request(example: Any, step: int, rid: str) -> dict[str, Any]:
+    return step_of(example.trace, step)["requests"][rid]
+
+
+def test_the_max_tokens_skip_schedules_one_below_the_boundary_with_n_uncut(
+    examples: dict[str, Any],
+) -> None:
+    """O + 1 < max_tokens: scheduled with the whole 1 + K although one output at most can follow
+    the step in flight; a step in flight that reaches max_tokens by itself wastes it; at
+    O + 1 = max_tokens the next schedule() skips."""
+    example = examples["async-max-tokens-below"]
+    config = example.scenario["config"]
+    for rid in "AB":
+        entry = _request(example, 3, rid)
+        before = entry["before_schedule"]
+        max_tokens = next(r["max_tokens"] for r in example.scenario["requests"] if r["id"] == rid)
+        assert before["num_output_tokens"] + 1 == max_tokens - 1
+        assert before["num_output_placeholders"] > 0
+        assert entry["num_scheduled_tokens"] == 1 + config["num_speculative_tokens"]
+    assert _request(example, 3, "B")["after_update"]["status"] == "FINISHED_LENGTH_CAPPED"
+    skipped = _request(example, 4, "A")
+    assert skipped["before_schedule"]["num_output_tokens"] + 1 == 4
+    assert skipped["num_scheduled_tokens"] == 0
+    assert step_of(example.trace, 4)["schedule"]["limits"]["A"]["bound"] == "skipped"
+
+
+def test_async_placeholders_rise_by_one_plus_the_drafts_verified_when_the_budget_cuts_k(
+    examples: dict[str, Any],
+) -> None:
+    example = examples["async-placeholders-short"]
+    k_max = example.scenario["config"]["num_speculative_tokens"]
+    entry = _request(example, 2, "B")
+    before, after = entry["before_schedule"], entry["after_schedule"]
+    k = entry["num_scheduled_spec_tokens"]
+    assert 0 < k < k_max
+    # k from the state before this dispatch: n + C - N - ph, which is n - 1 with a step in flight.
+    n = entry["num_scheduled_tokens"]
+    assert k == n + before["num_computed_tokens"] - before["num_tokens"] - before[
+        "num_output_placeholders"] == n - 1
+    assert after["num_output_placeholders"] - before["num_output_placeholders"] == 1 + k
+    a = _request(example, 2, "A")
+    assert a["after_schedule"]["num_output_placeholders"] - a["before_schedule"][
+        "num_output_placeholders"] == 1 + k_max
+
+
+def test_a_fcfs_requester_preempts_the_requests_behind_it_then_itself(
+    examples: dict[str, Any],
+) -> None:
+    """B needs blocks: C (last) goes first, then B itself; A (ahead) keeps its token; nothing is
+    admitted; every victim's blocks are free at the end of the step."""
+    example = examples["preemption-self"]
+    record = step_of(example.trace, 4)
+    assert record["schedule"]["num_scheduled_tokens"] == {"A": 1}
+    assert sorted(record["schedule"]["preempted_ids"]) == ["B", "C"]
+    assert record["schedule"]["limits"]["B"]["note"].startswith("preempted itself")
+    assert record["running"] == ["A"]
+    previous = step_of(example.trace, 3)
+    assert previous["kv_free_blocks"] == 0
+    block_size = example.scenario["config"]["block_size"]
+    held = sum(-(-previous["requests"][rid]["after_update"]["num_computed_tokens"] // block_size)
+               for rid in "BC")
+    assert record["kv_free_blocks"] == held == 9
+
+
+def test_identical_prompts_hit_under_eagle_as_without_the_hash_lookahead(
+    examples: dict[str, Any],
+) -> None:
+    example = examples["eagle-hash-lookahead-same"]
+    limit = step_of(example.trace, 3)["schedule"]["limits"]["R"]
+    prompt = len(example.scenario["requests"][2]["prompt_token_ids"])
+    block_size = example.scenario["config"]["block_size"]
+    assert limit["prefix_hit"] == (prompt - 1) // block_size * block_size == 12
+    ngram = json.loads(json.dumps(example.scenario))
+    ngram["config"]["spec_method"] = "ngram"
+    assert step_of(replay(ngram), 3)["schedule"]["limits"]["R"]["prefix_hit"] == 12

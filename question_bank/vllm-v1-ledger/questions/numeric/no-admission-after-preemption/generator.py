@@ -59,6 +59,7 @@ def describe(ctx):
     state = running_state(ctx)
     return {
         "free": ctx.step(ctx.build.step - 1)["kv_free_blocks"],
+        "usable": ctx.trace["effective_config"]["num_gpu_blocks"] - 1,
         "mml": ctx.trace["effective_config"]["max_model_len"],
         "state": running_list(state),
         "order": ", ".join(rid for rid, _, _ in state),
