@@ -35,7 +35,7 @@ from quizsvc.bank.worksheet import inline_html
 PENALTY = "0.3333333"  # Moodle's default: a retry in interactive mode costs a third
 IDNUMBER_LENGTH = 100  # Moodle's limit on a question's ID number
 MAX_RIGHT_OPTIONS = 10  # Moodle's fraction list holds 1/k for k up to 10
-CLOZE_ENTITIES = {"{": "&#123;", "}": "&#125;", "~": "&#126;", "#": "&#35;"}
+CLOZE_ENTITIES = {"{": "&#123;", "}": "&#125;", "~": "&#126;", "#": "&#35;", "\\": "&#92;"}
 
 
 def cdata(text: str) -> str:
@@ -175,8 +175,9 @@ def numerical_question(question: Question, variant: Variant, lang: str) -> list[
 
 
 def cloze_safe(fragment: str) -> str:
-    """Return HTML that Cloze's syntax cannot mistake for a field: braces, ``~`` and ``#``
-    as character references (the browser shows them as written)."""
+    """Return HTML that Cloze's syntax cannot mistake for a field: braces, ``~``, ``#`` and
+    the backslash (which escapes the character after it) as character references (the
+    browser shows them as written)."""
     return "".join(CLOZE_ENTITIES.get(char, char) for char in fragment)
 
 
