@@ -16,6 +16,7 @@ from quizsvc.bank.lms.exercises import (
     publishable_variants,
 )
 from quizsvc.bank.model import GRADED, QuestionKind, Variant
+from tests.support.isolation import WEB_OR_DATABASE, pulled_in
 
 LESSON = "vllm-v1-ledger"
 
@@ -108,3 +109,10 @@ def test_the_record_holds_every_seed_the_export_used(bank):
                                    for item in exercises.items}
     again = exercise_set(bank, LESSON, ["spec-demand", "order-computed-path"], 3, 99)
     assert again == exercises
+
+
+def test_the_lms_exports_import_no_web_or_database_code():
+    modules = ("quizsvc.bank.lms.moodle", "quizsvc.bank.lms.qti", "quizsvc.bank.lms.commands",
+               "quizsvc.bank.export_commands")
+    # The bank validates its files with marshmallow; the web and the database stay out.
+    assert pulled_in(modules, WEB_OR_DATABASE - {"marshmallow"}) == []
