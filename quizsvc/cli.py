@@ -11,13 +11,13 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from quizsvc.bank import anki_commands
 from quizsvc.bank import commands as bank_commands
+from quizsvc.bank import export_commands
 from quizsvc.ledger import commands as ledger_commands
 from quizsvc.store import commands as store_commands
 from quizsvc.study import fsrs_commands
 
-COMMAND_MODULES = (ledger_commands, bank_commands, anki_commands, store_commands,
+COMMAND_MODULES = (ledger_commands, bank_commands, export_commands, store_commands,
                    fsrs_commands)
 
 

@@ -32,10 +32,8 @@ def run_anki(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(subparsers: Any) -> None:
-    """Add ``export anki`` to the ``quizsvc`` parser."""
-    export = subparsers.add_parser("export", help="export the bank for other programs")
-    actions = export.add_subparsers(dest="export_command", metavar="FORMAT", required=True)
+def add_format(actions: Any) -> None:
+    """Add ``anki`` to the formats of ``quizsvc export`` (``quizsvc.bank.export_commands``)."""
     anki = actions.add_parser(
         "anki", help="write a lesson's flashcards, glossary, concept checks and worked "
         "examples as an Anki package (.apkg)")
