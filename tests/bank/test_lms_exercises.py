@@ -37,9 +37,9 @@ class PickyBank:
 
 
 def test_variant_seeds_lie_in_the_range_the_service_never_serves(bank):
-    from quizsvc.study.serving import SEED_BITS
+    from quizsvc.bank.publication import SERVED_SEED_BITS
 
-    assert 2**SEED_BITS <= SEED_FLOOR < SEED_CEILING
+    assert 2**SERVED_SEED_BITS <= SEED_FLOOR < SEED_CEILING
     for question in graded_questions(bank, LESSON, None):
         for variant in publishable_variants(bank, question, 4, 11):
             assert SEED_FLOOR <= variant.seed < SEED_CEILING
@@ -63,11 +63,22 @@ def test_a_seed_without_usable_numbers_is_passed_over(bank):
     assert got[:2] == wanted[1:] and wanted[0] not in got and len(got) == 3
 
 
-def test_a_question_that_yields_too_few_variants_is_refused(bank):
+def test_a_question_that_yields_no_variant_is_refused(bank):
     question = bank.questions["spec-demand"]
     barren = PickyBank(bank, lambda seed: True)
-    with pytest.raises(BankError, match="found 0 usable variants of 2 in 40 seeds"):
+    with pytest.raises(BankError, match="no usable published variant"):
         publishable_variants(barren, question, 2, 5)  # type: ignore[arg-type]
+
+
+def test_a_question_too_small_to_spare_a_content_is_refused_and_left_out(bank):
+    from quizsvc.bank.publication import Publication
+
+    publication = Publication(bank)
+    small = next(q for q in bank.questions_for(LESSON)
+                 if q.kind.value == "anchor" and not publication.publishes(q))
+    with pytest.raises(BankError, match="too few different things"):
+        publishable_variants(bank, small, 1, 5)
+    assert small not in graded_questions(bank, LESSON, None)
 
 
 @pytest.mark.parametrize("count", [0, 51])

@@ -2,9 +2,10 @@
 
 A teacher's export is ``(lesson, questions, variants per question, seeds_from, bank
 version)``: the same five give the same variants, so the export can be made again from the
-numbers it records. Variant seeds are drawn from ``[2**48, 2**49)``, a range the service
-never serves a learner, so a class holding these answers on paper or in an LMS holds none
-of the variants quizsvc shows.
+numbers it records. Variants are the contents ``quizsvc.bank.publication`` keeps for what
+leaves the server, at seeds in ``[2**48, 2**49)``: the service never serves them, so a class
+holding these answers on paper or in an LMS holds none of the variants quizsvc shows. A
+question too small to spare a content is not exported.
 """
 
 from __future__ import annotations
@@ -16,11 +17,12 @@ from dataclasses import dataclass
 from quizsvc.bank.catalog import Bank
 from quizsvc.bank.errors import BankError, NotFound
 from quizsvc.bank.model import GRADED, Question, Variant
+from quizsvc.bank.publication import PUBLISHED_SEEDS, Publication
 
-SEED_FLOOR = 2**48  # the first seed an export may use; the service serves only seeds below it
-SEED_CEILING = 2**49  # one past the last
+SEED_FLOOR = PUBLISHED_SEEDS.start  # the service serves only seeds below it
+SEED_CEILING = PUBLISHED_SEEDS.stop  # one past the last
 MAX_VARIANTS = 50
-DRAWS_PER_VARIANT = 20  # seeds tried per variant wanted before giving up on a question
+START_SPAN = 2**40  # where among the published seeds a question's variants start
 
 
 @dataclass(frozen=True)
@@ -59,43 +61,38 @@ class ExerciseSet:
         }
 
 
-def publishable_variants(bank: Bank, question: Question, n: int, seed: int
-                         ) -> tuple[Variant, ...]:
-    """Return ``n`` distinct variants of ``question`` that may leave quizsvc, drawn from ``seed``.
+def publishable_variants(bank: Bank, question: Question, n: int, seed: int,
+                         publication: Publication | None = None) -> tuple[Variant, ...]:
+    """Return up to ``n`` variants of ``question`` that may leave quizsvc, drawn from ``seed``.
 
-    The seeds come from a random stream named by the question and ``seed`` and lie in
-    ``[SEED_FLOOR, SEED_CEILING)``, which the service never serves. A seed whose template
-    finds no usable numbers is passed over, as the service passes it over. This is the one
-    place that decides which variants may be published: a filter on their content belongs
-    here.
+    They are distinct published contents (``Publication.variants``), found from a start
+    named by the question and ``seed``; a question with few published contents gives fewer.
+    A question that publishes nothing is refused.
     """
     if not 1 <= n <= MAX_VARIANTS:
         raise BankError("export", "variants", f"must be between 1 and {MAX_VARIANTS}")
-    rng = random.Random(f"lms|{question.id}|{seed}")
-    chosen: list[Variant] = []
-    seen: set[int] = set()
-    for _ in range(n * DRAWS_PER_VARIANT):
-        candidate = rng.randrange(SEED_FLOOR, SEED_CEILING)
-        if candidate in seen:
-            continue
-        seen.add(candidate)
-        try:
-            chosen.append(bank.variant(question.id, candidate))
-        except BankError:
-            continue
-        if len(chosen) == n:
-            return tuple(chosen)
-    raise BankError(question.id, "variants",
-                    f"found {len(chosen)} usable variants of {n} in {len(seen)} seeds")
+    publication = publication or Publication(bank)
+    start = random.Random(f"lms|{question.id}|{seed}").randrange(START_SPAN)
+    if not publication.publishes(question):
+        raise BankError(question.id, "variants",
+                        "asks too few different things to spare any for an export: every "
+                        "content it has is kept for closed-book questions")
+    chosen = publication.variants(question, n, start)
+    if not chosen:
+        raise BankError(question.id, "variants", "no usable published variant was found")
+    return tuple(chosen)
 
 
 def graded_questions(bank: Bank, lesson_id: str, question_ids: Sequence[str] | None
                      ) -> list[Question]:
     """Return the questions to export: those named (in that order), else every graded
-    question of the lesson in teaching order. Self-rated kinds cannot go to an LMS."""
+    question of the lesson that may leave the server, in teaching order. Self-rated kinds
+    cannot go to an LMS."""
     bank.lesson_entry(lesson_id)  # NotFound for an unknown lesson
     if not question_ids:
-        return [q for q in bank.questions_for(lesson_id) if q.kind in GRADED]
+        publication = Publication(bank)
+        return [q for q in bank.questions_for(lesson_id)
+                if q.kind in GRADED and publication.publishes(q)]
     chosen: list[Question] = []
     for question_id in dict.fromkeys(question_ids):
         question = bank.questions.get(question_id)
@@ -114,6 +111,8 @@ def exercise_set(bank: Bank, lesson_id: str, question_ids: Sequence[str] | None,
     """Draw ``n`` publishable variants of each chosen question from ``seeds_from``."""
     if not 0 <= seeds_from < 2**63:
         raise BankError("export", "seeds_from", "must be between 0 and 2**63 - 1")
-    items = tuple(ExportItem(question, publishable_variants(bank, question, n, seeds_from))
+    publication = Publication(bank)
+    items = tuple(ExportItem(question, publishable_variants(bank, question, n, seeds_from,
+                                                            publication))
                   for question in graded_questions(bank, lesson_id, question_ids))
     return ExerciseSet(lesson_id, seeds_from, bank.version, items)
