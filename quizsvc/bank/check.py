@@ -22,6 +22,8 @@ from quizsvc.bank import pointer
 from quizsvc.bank.catalog import Bank, read_bank
 from quizsvc.bank.content import (
     CONTENT_SEEDS,
+    MIN_DISTINCT_CONTENTS,
+    VARIED_KINDS,
     content_key,
     distinct_contents,
 )
@@ -191,6 +193,10 @@ def check_bank(
         if kind in GRADED and kind is not QuestionKind.NUMERIC and stats.variants == count:
             stats.contents = distinct_contents(bank, question_id)
             stats.content_seeds = CONTENT_SEEDS
+        if kind in VARIED_KINDS and stats.contents < MIN_DISTINCT_CONTENTS:
+            report.errors.append(f"{question_id}: only {stats.contents} distinct contents over "
+                                 f"{stats.content_seeds} seeds (at least "
+                                 f"{MIN_DISTINCT_CONTENTS}: a few reveals must not cover them)")
         if kind is QuestionKind.NUMERIC and stats.variants:
             mean = stats.attempts / stats.variants
             if mean > MAX_MEAN_ATTEMPTS:

@@ -13,14 +13,31 @@ import re
 import pytest
 
 from quizsvc.bank import BankError, read_bank
+from quizsvc.bank.check import check_bank
 from quizsvc.bank.content import (
     CONTENT_SEEDS,
+    MIN_DISTINCT_CONTENTS,
+    VARIED_KINDS,
     content_key,
     distinct_contents,
 )
 from quizsvc.bank.model import QuestionKind
 from quizsvc.cli import main
 from tests.support.tiny_bank import LESSON, choice_data, text, write_tiny_bank, write_yaml
+
+# Words that point a prompt at another question's scenario instead of restating it.
+NOT_ALONE = re.compile(r"same scenario|same two prompts|同一场景|同样的两个")
+
+
+def concept_checks(bank):
+    return sorted(qid for qid, q in bank.questions.items() if q.kind in VARIED_KINDS)
+
+
+def test_every_choice_multi_and_order_question_serves_enough_distinct_contents(bank):
+    counts = {qid: distinct_contents(bank, qid) for qid in concept_checks(bank)}
+    assert len(counts) >= 25
+    short = {qid: n for qid, n in counts.items() if n < MIN_DISTINCT_CONTENTS}
+    assert short == {}, f"below {MIN_DISTINCT_CONTENTS} contents over {CONTENT_SEEDS} seeds"
 
 
 def test_distinct_contents_counts_what_is_asked_not_seeds(bank):
@@ -33,6 +50,14 @@ def test_distinct_contents_counts_what_is_asked_not_seeds(bank):
     assert distinct_contents(bank, anchor, range(30)) == 1
     assert distinct_contents(bank, "choice-seats", range(200)) == len(
         {content_key(bank.variant("choice-seats", seed)) for seed in range(200)})
+
+
+def test_the_check_fails_a_concept_check_with_too_few_contents(tiny_bank):
+    report = check_bank(tiny_bank, seeds=5)
+    assert [error for error in report.errors if "distinct contents" in error] == [
+        f"pick-one: only 1 distinct contents over {CONTENT_SEEDS} seeds "
+        f"(at least {MIN_DISTINCT_CONTENTS}: a few reveals must not cover them)"]
+    assert report.stats[0].contents == 1
 
 
 def test_check_v_prints_each_question_s_contents(capsys):
@@ -99,3 +124,11 @@ def test_a_bad_choice_pool_fails_with_field_and_reason(tmp_path, draw, answer, f
         read_bank(root)
     assert raised.value.field == field
     assert reason in raised.value.reason
+
+
+def test_every_concept_check_prompt_stands_alone(bank):
+    """No prompt leans on another form's scenario ("the same scenario") without restating it."""
+    for qid in concept_checks(bank):
+        for form in bank.entry(qid).spec["forms"]:
+            for lang in ("zh", "en"):
+                assert not NOT_ALONE.search(form["prompt"][lang]), (qid, lang)
