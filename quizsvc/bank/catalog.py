@@ -268,8 +268,9 @@ class Bank:
         """Build a variant without the cache (the benchmark and the check use this).
 
         A choice, multi or order question draws one of its forms from the seed's random
-        stream (and, for a pool, the options it shows), then shuffles what it shows; the
-        variant is graded from that form's own answer.
+        stream (and, for a pool, the options it shows: a choice pool shows one of its right
+        statements), then shuffles what it shows; the variant is graded from that form's own
+        answer.
         """
         question = entry.question
         common: dict[str, Any] = {
@@ -288,14 +289,15 @@ class Bank:
         if question.kind in (QuestionKind.CHOICE, QuestionKind.ANCHOR, QuestionKind.MULTI):
             index, form = pick_form(spec["forms"], rng)
             pool = list(form["options"])
-            if question.kind is QuestionKind.MULTI and form.get("draw"):
-                pool = draw_pool(pool, set(form["answer"]), form["draw"], rng)
+            right = set(form["answer"] if isinstance(form["answer"], list) else [form["answer"]])
+            if form.get("draw"):
+                pool = draw_pool(pool, right, form["draw"], rng)
             shown_ids = {o["id"] for o in pool}
             options = list(pool)
             rng.shuffle(options)
-            answer: Any = form["answer"]
-            if question.kind is QuestionKind.MULTI:
-                answer = [o["id"] for o in pool if o["id"] in set(form["answer"])]
+            answer: Any = [o["id"] for o in pool if o["id"] in right]
+            if question.kind is not QuestionKind.MULTI:
+                (answer,) = answer  # a single-answer pool shows exactly one right option
             wrong = tuple(
                 Misconception(o["misconception"], names[o["misconception"]], o["id"])
                 for o in pool

@@ -22,6 +22,13 @@ from typing import Any
 
 from quizsvc.bank import pointer
 from quizsvc.bank.catalog import Bank, read_bank
+from quizsvc.bank.content import (
+    CONTENT_SEEDS,
+    MIN_DISTINCT_CONTENTS,
+    VARIED_KINDS,
+    content_key,
+    distinct_contents,
+)
 from quizsvc.bank.coverage import (
     LearnerText,
     debug_text,
@@ -47,7 +54,9 @@ class QuestionStats:
     """What checking one question found: variants drawn, time, redraws, distinct forms.
 
     ``forms`` counts the distinct forms a learner met across the seeds drawn: the prompt, the
-    options or items shown and the answer key together.
+    options or items shown and the answer key together. ``contents`` counts distinct content
+    keys over ``content_seeds`` seeds: ``CONTENT_SEEDS`` for a concept check, the seeds drawn
+    for a numeric template.
     """
 
     question_id: str
@@ -57,6 +66,8 @@ class QuestionStats:
     attempts: int = 0
     distinct_answers: int = 0
     forms: int = 0
+    contents: int = 0
+    content_seeds: int = 0
     misconceptions: dict[str, int] = field(default_factory=dict)
 
 
@@ -164,6 +175,7 @@ def check_bank(
         count = seeds if kind is QuestionKind.NUMERIC else min(seeds, 20)
         answers: set[str] = set()
         forms: set[str] = set()
+        contents: set[str] = set()
         texts.extend(question_texts(question_id, entry.spec))
         started = time.perf_counter()
         for seed in range(count):
@@ -184,6 +196,7 @@ def check_bank(
             stats.attempts += int(variant.extra.get("attempts", 1))
             answers.add(_key(variant.answer))
             forms.add(form_signature(variant))
+            contents.add(content_key(variant))
             if kind is QuestionKind.NUMERIC and seed < TEXT_SEEDS:
                 texts.extend(variant_texts(variant))  # the files hold only the templates
             for wrong in variant.misconceptions:
@@ -191,6 +204,14 @@ def check_bank(
         stats.seconds = time.perf_counter() - started
         stats.distinct_answers = len(answers)
         stats.forms = len(forms)
+        stats.contents, stats.content_seeds = len(contents), stats.variants
+        if kind in GRADED and kind is not QuestionKind.NUMERIC and stats.variants == count:
+            stats.contents = distinct_contents(bank, question_id)
+            stats.content_seeds = CONTENT_SEEDS
+        if kind in VARIED_KINDS and stats.contents < MIN_DISTINCT_CONTENTS:
+            report.errors.append(f"{question_id}: only {stats.contents} distinct contents over "
+                                 f"{stats.content_seeds} seeds (at least "
+                                 f"{MIN_DISTINCT_CONTENTS}: a few reveals must not cover them)")
         if kind is QuestionKind.NUMERIC and stats.variants:
             mean = stats.attempts / stats.variants
             if mean > MAX_MEAN_ATTEMPTS:

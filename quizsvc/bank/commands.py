@@ -73,7 +73,8 @@ def run_check(args: argparse.Namespace) -> int:
             print(
                 f"{stats.question_id:36} {stats.kind:9} {stats.variants:4} variants "
                 f"{stats.seconds:6.2f}s {attempts:4.2f} draws/variant "
-                f"{stats.distinct_answers:4} distinct answers {stats.forms:3} forms"
+                f"{stats.distinct_answers:4} distinct answers {stats.forms:3} forms "
+                f"{stats.contents:4} contents/{stats.content_seeds} seeds"
             )
 
     report = check_bank(args.bank_dir, seeds=args.seeds, only=args.question, progress=show)

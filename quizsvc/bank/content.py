@@ -5,15 +5,29 @@ seed; a numeric template asks something new whenever its numbers change. The mas
 wants recall on *different content*, so it compares these keys instead of seeds: the prompt,
 the displayed parameters, the answer's shape, the option texts (in no particular order) and
 the answer written as option texts (so a reshuffle that renames nothing changes nothing).
+
+``distinct_contents`` counts the contents a question can serve: a concept check with only a
+few can be covered by a few throwaway reveals, so the mastery policy lets a graded concept
+check count on its own only with at least ``MIN_DISTINCT_CONTENTS`` of them.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any
+import threading
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
-from quizsvc.bank.model import Text, Variant
+from quizsvc.bank.model import QuestionKind, Text, Variant
+
+if TYPE_CHECKING:
+    from quizsvc.bank.catalog import Bank
+
+CONTENT_SEEDS = 2000  # seeds 0..1999: many more than a learner is served of one question
+MIN_DISTINCT_CONTENTS = 12  # below this, a concept check is never mastered on its own
+# The concept checks held to MIN_DISTINCT_CONTENTS (anchors stay one form: never mastered alone).
+VARIED_KINDS = frozenset({QuestionKind.CHOICE, QuestionKind.MULTI, QuestionKind.ORDER})
 
 
 def text_pair(text: Text) -> list[str]:
@@ -48,3 +62,29 @@ def content_key(variant: Variant) -> str:
     encoded = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=True,
                          default=str)
     return hashlib.sha256(encoded.encode()).hexdigest()[:32]
+
+
+def distinct_contents(bank: Bank, question_id: str, seeds: Iterable[int] | None = None) -> int:
+    """Count the distinct contents (content keys) that ``seeds`` of a question serve.
+
+    ``seeds`` defaults to 0..``CONTENT_SEEDS`` - 1, whose count is remembered per bank version
+    (a version names the bank's content and the ledger's code, so the count cannot go stale).
+    Variants are built without the bank's variant cache, so counting thousands of seeds does
+    not push out the variants being served. Cheap for concept checks; a numeric template
+    replays the ledger for every seed.
+    """
+    entry = bank.entry(question_id)
+    if seeds is not None:
+        return len({content_key(bank.make_variant(entry, seed)) for seed in seeds})
+    key = (bank.version, question_id)
+    with _COUNTS_LOCK:
+        known = _COUNTS.get(key)
+    if known is None:
+        known = distinct_contents(bank, question_id, range(CONTENT_SEEDS))
+        with _COUNTS_LOCK:
+            _COUNTS[key] = known
+    return known
+
+
+_COUNTS: dict[tuple[str, str], int] = {}
+_COUNTS_LOCK = threading.Lock()

@@ -27,7 +27,8 @@ from quizsvc.bank.stated import SETTING_KEYS
 
 SLUG = validate.Regexp(r"^[a-z0-9]+(-[a-z0-9]+)*$", error="must be a lowercase-hyphenated slug")
 PARAM_NAME = validate.Regexp(r"^[a-z_][a-z0-9_]*$", error="must be a lowercase identifier")
-OPTION_ID = validate.Regexp(r"^[a-z0-9_-]+$", error="must be lowercase letters, digits, - or _")
+OPTION_ID_PATTERN = re.compile(r"^[a-z0-9_-]+$")
+OPTION_ID = validate.Regexp(OPTION_ID_PATTERN, error="must be lowercase letters, digits, - or _")
 NON_EMPTY = validate.Length(min=1)
 
 
@@ -240,32 +241,57 @@ def _unique_option_ids(options: list[dict[str, Any]], field_name: str) -> set[st
     return set(ids)
 
 
+class DrawSchema(StrictSchema):
+    """Validate how many right and wrong options a form draws from its pool of options."""
+
+    right = fields.Integer(required=True, strict=True, validate=validate.Range(min=1))
+    wrong = fields.Integer(required=True, strict=True, validate=validate.Range(min=1))
+
+
 class ChoiceFormSchema(StrictSchema):
-    """Validate one form of a single-answer question: its own prompt, options, answer, solution."""
+    """Validate one form of a single-answer question: its own prompt, options, answer, solution.
+
+    With ``draw`` (``right`` must be 1), the options are a pool: ``answer`` may list several
+    right statements, and each variant shows one of them beside ``draw.wrong`` of the wrong
+    ones, so the form asks something new more often than a mere reshuffle would.
+    """
 
     prompt = fields.Nested(TextSchema, required=True)
     options = fields.List(
         fields.Nested(OptionSchema), required=True, validate=validate.Length(min=2)
     )
-    answer = fields.String(required=True, validate=OPTION_ID)
+    answer = fields.Raw(required=True)  # one option id; with draw, a list of the right ones
     solution = fields.Nested(TextSchema, required=True)
+    draw = fields.Nested(DrawSchema, load_default=None)
 
     @validates_schema
     def check_answer(self, data: dict[str, Any], **_: Any) -> None:
-        """Require the answer to be one of the options and never tagged as a misconception."""
+        """Require the answer to be options, none tagged as a misconception, and a draw that
+        shows exactly one right option."""
         ids = _unique_option_ids(data["options"], "options")
-        if data["answer"] not in ids:
-            raise ValidationError(f"{data['answer']!r} is not an option id", "answer")
+        right = right_ids(data["answer"])
+        draw = data["draw"]
+        if len(right) > 1 and not draw:
+            raise ValidationError("several right options need a draw", "answer")
+        for answer in right:
+            if answer not in ids:
+                raise ValidationError(f"{answer!r} is not an option id", "answer")
         for option in data["options"]:
-            if option["id"] == data["answer"] and option["misconception"]:
+            if option["id"] in right and option["misconception"]:
                 raise ValidationError("the correct option cannot carry a misconception", "options")
+        if draw and (draw["right"] != 1 or draw["wrong"] > len(ids) - len(right)):
+            raise ValidationError("must draw 1 right option and at most the wrong ones", "draw")
 
 
-class DrawSchema(StrictSchema):
-    """Validate how many right and wrong options a multiple-answer form draws from its pool."""
-
-    right = fields.Integer(required=True, strict=True, validate=validate.Range(min=1))
-    wrong = fields.Integer(required=True, strict=True, validate=validate.Range(min=1))
+def right_ids(answer: Any) -> list[str]:
+    """Return a single-answer form's right option ids: its one id, or its pool's list."""
+    right = answer if isinstance(answer, list) else [answer]
+    if not right or not all(isinstance(item, str) and OPTION_ID_PATTERN.match(item)
+                            for item in right):
+        raise ValidationError("must be an option id or a list of option ids", "answer")
+    if len(set(right)) != len(right):
+        raise ValidationError("answer ids must be unique", "answer")
+    return right
 
 
 class MultiFormSchema(StrictSchema):
@@ -363,11 +389,12 @@ class ChoiceSchema(FormsMixin, QuestionBaseSchema):
     """Validate a single-answer question (``choice`` or ``anchor``)."""
 
     form_schema = ChoiceFormSchema
-    form_keys = ("prompt", "options", "answer", "solution")
+    form_keys = ("prompt", "options", "answer", "solution", "draw")
     prompt = fields.Raw()
     options = fields.Raw()
     answer = fields.Raw()
     solution = fields.Raw()
+    draw = fields.Raw()
     forms = _forms_field(ChoiceFormSchema)
 
 
