@@ -40,6 +40,7 @@ from quizsvc.bank.coverage import (
 from quizsvc.bank.errors import BankError
 from quizsvc.bank.examples import placed as examples_placed
 from quizsvc.bank.model import GRADED, QuestionKind, Variant
+from quizsvc.bank.publication import Publication
 from quizsvc.bank.stated import text_problems as stated_text_problems
 from quizsvc.bank.stated import unsaid_problems
 
@@ -162,6 +163,7 @@ def check_bank(
         return report
     report.version = bank.version
     report.errors.extend(lesson_problems(bank))
+    publication = Publication(bank)
     texts: list[LearnerText] = []
     chosen = only or sorted(bank.questions)
     for question_id in chosen:
@@ -208,10 +210,14 @@ def check_bank(
         if kind in GRADED and kind is not QuestionKind.NUMERIC and stats.variants == count:
             stats.contents = distinct_contents(bank, question_id)
             stats.content_seeds = CONTENT_SEEDS
-        if kind in VARIED_KINDS and stats.contents < MIN_DISTINCT_CONTENTS:
-            report.errors.append(f"{question_id}: only {stats.contents} distinct contents over "
-                                 f"{stats.content_seeds} seeds (at least "
-                                 f"{MIN_DISTINCT_CONTENTS}: a few reveals must not cover them)")
+        if kind in VARIED_KINDS:
+            served = publication.servable_contents(bank.questions[question_id])
+            if served < MIN_DISTINCT_CONTENTS:
+                report.errors.append(
+                    f"{question_id}: only {served} distinct contents served over "
+                    f"{CONTENT_SEEDS} seeds (at least {MIN_DISTINCT_CONTENTS}: a few reveals "
+                    "must not cover them; decks and exports keep "
+                    f"{stats.contents - served} of its {stats.contents})")
         if kind is QuestionKind.NUMERIC and stats.variants:
             mean = stats.attempts / stats.variants
             if mean > MAX_MEAN_ATTEMPTS:

@@ -1,14 +1,17 @@
-"""Name a variant by what it asks, not by its seed: two seeds may show the very same thing.
+"""Name a variant by what it asks and answers, not by its seed: two seeds may ask one thing.
 
 A choice question whose options are only reshuffled per seed asks the same thing under every
 seed; a numeric template asks something new whenever its numbers change. The mastery policy
-wants recall on *different content*, so it compares these keys instead of seeds: the prompt,
-the displayed parameters, the answer's shape, the option texts (in no particular order) and
-the answer written as option texts (so a reshuffle that renames nothing changes nothing).
+wants recall on *different content*, and what leaves the server must never answer what is
+served, so both compare these keys instead of seeds: the prompt, the displayed parameters,
+the answer's shape and the answer written as option texts. The wrong options drawn beside the
+right one are left out on purpose: a learner who once read that "C counts the drafts" is
+the right statement recognises it among any other distractors, so another draw of wrong
+options is not another question.
 
 ``distinct_contents`` counts the contents a question can serve: a concept check with only a
-few can be covered by a few throwaway reveals, so the mastery policy lets a graded concept
-check count on its own only with at least ``MIN_DISTINCT_CONTENTS`` of them.
+few can be covered by a few throwaway reveals, so ``bank check`` holds every choice, multi
+and order question to at least ``MIN_DISTINCT_CONTENTS`` contents the service serves.
 """
 
 from __future__ import annotations
@@ -55,8 +58,6 @@ def content_key(variant: Variant) -> str:
         "prompt": text_pair(variant.prompt),
         "params": variant.params,
         "input": [variant.input.type, variant.input.length, list(variant.input.labels)],
-        "options": sorted((text_pair(option.text) for option in variant.input.options),
-                          key=json.dumps),
         "answer": answer_as_texts(variant),
     }
     encoded = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=True,
@@ -64,27 +65,33 @@ def content_key(variant: Variant) -> str:
     return hashlib.sha256(encoded.encode()).hexdigest()[:32]
 
 
-def distinct_contents(bank: Bank, question_id: str, seeds: Iterable[int] | None = None) -> int:
-    """Count the distinct contents (content keys) that ``seeds`` of a question serve.
+def contents(bank: Bank, question_id: str, seeds: Iterable[int] | None = None
+             ) -> frozenset[str]:
+    """Return the distinct contents (content keys) that ``seeds`` of a question serve.
 
-    ``seeds`` defaults to 0..``CONTENT_SEEDS`` - 1, whose count is remembered per bank version
-    (a version names the bank's content and the ledger's code, so the count cannot go stale).
-    Variants are built without the bank's variant cache, so counting thousands of seeds does
-    not push out the variants being served. Cheap for concept checks; a numeric template
-    replays the ledger for every seed.
+    ``seeds`` defaults to 0..``CONTENT_SEEDS`` - 1, whose contents are remembered per bank
+    version (a version names the bank's content and the ledger's code, so they cannot go
+    stale). Variants are built without the bank's variant cache, so counting thousands of
+    seeds does not push out the variants being served. Cheap for concept checks; a numeric
+    template replays the ledger for every seed.
     """
     entry = bank.entry(question_id)
     if seeds is not None:
-        return len({content_key(bank.make_variant(entry, seed)) for seed in seeds})
+        return frozenset(content_key(bank.make_variant(entry, seed)) for seed in seeds)
     key = (bank.version, question_id)
-    with _COUNTS_LOCK:
-        known = _COUNTS.get(key)
+    with _CONTENTS_LOCK:
+        known = _CONTENTS.get(key)
     if known is None:
-        known = distinct_contents(bank, question_id, range(CONTENT_SEEDS))
-        with _COUNTS_LOCK:
-            _COUNTS[key] = known
+        known = contents(bank, question_id, range(CONTENT_SEEDS))
+        with _CONTENTS_LOCK:
+            _CONTENTS[key] = known
     return known
 
 
-_COUNTS: dict[tuple[str, str], int] = {}
-_COUNTS_LOCK = threading.Lock()
+def distinct_contents(bank: Bank, question_id: str, seeds: Iterable[int] | None = None) -> int:
+    """Count the distinct contents that ``seeds`` of a question serve (see ``contents``)."""
+    return len(contents(bank, question_id, seeds))
+
+
+_CONTENTS: dict[tuple[str, str], frozenset[str]] = {}
+_CONTENTS_LOCK = threading.Lock()

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from quizsvc.bank.content import content_key
+from quizsvc.bank.content import content_key, contents
 from quizsvc.bank.errors import BankError
 from quizsvc.bank.model import Question, QuestionKind, Variant
 
@@ -30,9 +30,9 @@ SERVED_SEED_BITS = 48  # the service draws its seeds from [0, 2**48)
 PUBLISHED_SEEDS = range(2**SERVED_SEED_BITS, 2**(SERVED_SEED_BITS + 1))
 PUBLISHED_SHARE = 8  # one content in eight is kept for what leaves the server
 # A question publishes only when it has at least this many distinct contents, so the share it
-# gives up still leaves it many to serve.
-MIN_PUBLISHING_CONTENTS = 24
-CONTENT_SAMPLE = range(256)  # seeds a concept check's distinct contents are counted over
+# gives up still leaves it many to serve (``bank check`` holds the rest to
+# ``content.MIN_DISTINCT_CONTENTS``).
+MIN_PUBLISHING_CONTENTS = 16
 MAX_PUBLISHED_TRIES = 64  # seeds tried per published variant before giving up
 CONCEPT_KINDS = frozenset({QuestionKind.CHOICE, QuestionKind.MULTI, QuestionKind.ORDER,
                            QuestionKind.ANCHOR})
@@ -41,17 +41,6 @@ CONCEPT_KINDS = frozenset({QuestionKind.CHOICE, QuestionKind.MULTI, QuestionKind
 def published(key: str) -> bool:
     """Tell whether a content (its ``content_key``) is reserved for what leaves the server."""
     return int(key[:8], 16) % PUBLISHED_SHARE == 0
-
-
-def distinct_contents(bank: Any, question_id: str, seeds: range = CONTENT_SAMPLE) -> int:
-    """Count the distinct contents a question's variants ask over ``seeds``."""
-    keys = set()
-    for seed in seeds:
-        try:
-            keys.add(content_key(bank.variant(question_id, seed)))
-        except BankError:  # a seed that gives no variant asks nothing
-            continue
-    return len(keys)
 
 
 class Publication:
@@ -71,11 +60,19 @@ class Publication:
             if question.kind is QuestionKind.NUMERIC:
                 found = True
             elif question.kind in CONCEPT_KINDS:
-                found = distinct_contents(self.bank, question.id) >= MIN_PUBLISHING_CONTENTS
+                found = len(contents(self.bank, question.id)) >= MIN_PUBLISHING_CONTENTS
             else:
                 found = False
             self._publishes[question.id] = found
         return found
+
+    def servable_contents(self, question: Question) -> int:
+        """Count the contents of a concept check the service may serve (over the seeds
+        ``content.contents`` counts)."""
+        keys = contents(self.bank, question.id)
+        if not self.publishes(question):
+            return len(keys)
+        return sum(not published(key) for key in keys)
 
     def servable(self, question: Question, variant: Variant) -> bool:
         """Tell whether the service may serve ``variant`` of ``question`` closed-book."""

@@ -88,6 +88,14 @@ class FakeBank:
         """Return one question or raise KeyError."""
         return self.questions[question_id]
 
+    def entry(self, question_id: str) -> str:
+        """Return what ``make_variant`` builds from (the real bank's loaded entry)."""
+        return self.question(question_id).id
+
+    def make_variant(self, entry: str, seed: int) -> Variant:
+        """Build a variant outside any cache, as the real bank's ``make_variant`` does."""
+        return self.variant(entry, seed)
+
     def variant(self, question_id: str, seed: int) -> Variant:
         """Build the variant of ``question_id`` for ``seed`` (KeyError if unknown)."""
         self.calls[question_id] = self.calls.get(question_id, 0) + 1
