@@ -140,11 +140,22 @@ def find_browser(token: str) -> Identity | None:
 
 
 def register(token: str) -> Identity:
-    """Store a new learner and this browser, before the browser's first state change."""
+    """Store a new learner and this browser, before the browser's first state change.
+
+    When another first write of the same browser stored it in the meantime (two tabs, a
+    double submit), take that row: the learner made here is rolled back, and neither request
+    fails on the browser's unique token hash.
+    """
     db = get_session()
     row = learners.register_browser(db, digest(token), now())
-    db.commit()
-    return Identity(learner_id=row.learner_id, browser_id=row.id)
+    if row is not None:
+        db.commit()
+        return Identity(learner_id=row.learner_id, browser_id=row.id)
+    db.rollback()
+    stored = find_browser(token)
+    if stored is None:  # it was committed; only `db prune` deletes, and only old learners
+        raise RuntimeError("a browser that conflicted on insert cannot be read back")
+    return stored
 
 
 def resolve_browser() -> None:
