@@ -39,8 +39,8 @@ COOKIE_MAX_AGE = 400 * 24 * 3600  # the longest lifetime browsers accept
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
 FORM_MIMETYPES = frozenset({"application/x-www-form-urlencoded", "multipart/form-data"})
 # Blueprints whose views need no browser: probes, the OpenAPI document, author views (which
-# have their own bearer token).
-WITHOUT_BROWSER = frozenset({"health", "api-docs", "author"})
+# have their own bearer token), Prometheus metrics.
+WITHOUT_BROWSER = frozenset({"health", "api-docs", "author", "metrics"})
 TOKEN_BYTES = 32  # 256 bits of the browser id
 MAC_CHARS = 32  # hex characters of an HMAC kept in a token
 MAX_TOKEN = 200  # longer cookie values are not ours
