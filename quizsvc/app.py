@@ -36,8 +36,9 @@ from quizsvc.config import (
     from_environment,
     instance_secret_key,
 )
-from quizsvc.http import browser, headers, inputs, language, limits
+from quizsvc.http import browser, headers, inputs, language, limits, observability
 from quizsvc.http.errors import register_error_handlers
+from quizsvc.http.logs import configure_logging
 from quizsvc.store import migrate
 from quizsvc.store.database import Database
 from quizsvc.web import reference, views
@@ -76,6 +77,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     extensions.init_app(app)
     app.extensions["quizsvc.migration_head"] = migrate.head_revision()
     inputs.init_app(app)
+    observability.init_app(app)  # after inputs: its hooks go first and last of all
     browser.init_app(app)
     headers.init_app(app)
     limits.init_app(app)
@@ -98,8 +100,11 @@ def serving_app() -> Flask:
 
     ``quizsvc serve`` runs gunicorn with ``--preload``, so the bank is read once in the
     master and shared by the forked workers; no database connection is opened before the fork.
+    Logging is set up here, for the process (``LOG_FORMAT``, ``LOG_LEVEL``), not by
+    ``create_app``, which tests call many times in one process.
     """
     app = create_app()
+    configure_logging(app.config["LOG_FORMAT"], app.config["LOG_LEVEL"])
     with app.app_context():
         extensions.bank()
     return app

@@ -67,6 +67,15 @@ ENVIRONMENT: tuple[Setting, ...] = (
             "largest body of POST /api/import in bytes: an export of ~40,000 answers"),
     Setting("WORKERS", "QUIZSVC_WORKERS", int, 2,
             "gunicorn worker processes for `quizsvc serve`"),
+    Setting("REDIS_URL", "QUIZSVC_REDIS_URL", str, None,
+            "redis://host:6379/0 the service uses; /readyz says whether it answers"),
+    Setting("METRICS", "QUIZSVC_METRICS", str, "",
+            "Prometheus metrics at /metrics: unset or 0 = off (404); 1 = on for anyone who "
+            "reaches the port; any other value = on, for `Authorization: Bearer <value>`"),
+    Setting("LOG_FORMAT", "QUIZSVC_LOG_FORMAT", str, "json",
+            "`quizsvc serve` logs: json (one object per line, with the request id) or text"),
+    Setting("LOG_LEVEL", "QUIZSVC_LOG_LEVEL", str, "INFO",
+            "`quizsvc serve` log level; INFO writes one line per request"),
 )
 
 TRUE_WORDS = frozenset({"1", "true", "yes", "on"})

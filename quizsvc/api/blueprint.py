@@ -22,6 +22,9 @@ class ErrorEnvelopeSchema(ma.Schema):
     message = ma.fields.String(metadata={"description": "one English sentence"})
     errors = ma.fields.Dict(metadata={
         "description": "field detail: {location: {field: [reason, ...]}}"})
+    request_id = ma.fields.String(metadata={
+        "description": "the request's id, also in the X-Request-Id header and the server's "
+                       "logs: quote it when reporting a failure"})
     said = ma.fields.Dict(metadata={
         "description": "message and errors again in the request's Accept-Language (zh or en), "
                        "present only when it names one"})

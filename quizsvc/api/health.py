@@ -1,25 +1,24 @@
-"""Answer liveness (``/healthz``) and readiness (``/readyz``: database reachable, migrated)."""
+"""Answer liveness (``/healthz``) and readiness (``/readyz``: every dependency answers).
+
+``/readyz`` says, per dependency, whether it answers (``quizsvc.http.readiness``): the
+database (reachable and migrated to the newest revision) and, where one is configured, Redis.
+It is 200 when all are ``ok`` and 503 (with ``Retry-After``) when one is not, with the same
+body either way, so a probe reads the status and an operator reads which dependency failed.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from flask import current_app
-from sqlalchemy.exc import SQLAlchemyError
 
 from quizsvc.api.blueprint import ApiBlueprint
 from quizsvc.api.schemas import HealthSchema, ReadySchema
-from quizsvc.errors import Unavailable
-from quizsvc.store import migrate
-from quizsvc.store.database import get_db, get_session
+from quizsvc.http.errors import RETRY_AFTER_SECONDS
+from quizsvc.http.readiness import check_all
+from quizsvc.store.database import get_db
 
 blp = ApiBlueprint("health", __name__, description="Liveness and readiness probes")
-
-
-class NotReady(Unavailable):
-    """Raise when the database is unreachable or not migrated to head."""
-
-    code = "not_ready"
 
 
 @blp.route("/healthz")
@@ -31,17 +30,15 @@ def healthz() -> dict[str, Any]:
 
 @blp.route("/readyz")
 @blp.response(200, ReadySchema)
-@blp.alt_response(503, schema=ReadySchema, description="database unreachable or behind")
-def readyz() -> dict[str, Any]:
-    """Say whether the database is reachable and migrated to the newest revision."""
+@blp.alt_response(503, schema=ReadySchema,
+                  description="a dependency does not answer, or the database is behind")
+def readyz() -> Any:
+    """Say whether the database (reachable, migrated) and any configured Redis answer."""
     head = current_app.extensions["quizsvc.migration_head"]
-    try:
-        get_db().ping()
-        revision = migrate.current_revision(get_session().connection())
-    except SQLAlchemyError as error:
-        raise NotReady("The database is unreachable.",
-                       {"database": [type(error).__name__]}) from None
-    if revision != head:
-        raise NotReady(f"The database is at revision {revision}, not {head}: run "
-                       "`quizsvc db upgrade`.", {"database": ["not migrated"]})
-    return {"status": "ready", "database": "ok", "revision": revision}
+    checks, revision = check_all(current_app.config, get_db(), head)
+    ready = all(check.ok for check in checks.values())
+    body = {"status": "ready" if ready else "not_ready", "revision": revision,
+            "dependencies": {name: check.to_dict() for name, check in checks.items()}}
+    if ready:
+        return body
+    return body, 503, {"Retry-After": str(RETRY_AFTER_SECONDS)}

@@ -58,12 +58,24 @@ class HealthSchema(ma.Schema):
     status = fields.String(dump_only=True)
 
 
-class ReadySchema(ma.Schema):
-    """Readiness answer: database reachable and at the newest migration."""
+class DependencySchema(ma.Schema):
+    """What one dependency answered the readiness probe."""
 
-    status = fields.String(dump_only=True)
-    database = fields.String(dump_only=True)
-    revision = fields.String(dump_only=True, allow_none=True)
+    status = fields.String(dump_only=True, metadata={
+        "description": "ok, unreachable or behind (the database's schema)"})
+    detail = fields.String(dump_only=True, allow_none=True, metadata={
+        "description": "why not ok: the error's class, or the revision to migrate to"})
+
+
+class ReadySchema(ma.Schema):
+    """Readiness answer: ready when every dependency answers and the database is migrated."""
+
+    status = fields.String(dump_only=True, metadata={"description": "ready or not_ready"})
+    revision = fields.String(dump_only=True, allow_none=True, metadata={
+        "description": "the database's schema revision (null when unreachable)"})
+    dependencies = fields.Dict(
+        keys=fields.String(), values=fields.Nested(DependencySchema), dump_only=True,
+        metadata={"description": "database, and redis / rate_limits where configured"})
 
 
 class MeSchema(ma.Schema):

@@ -39,8 +39,8 @@ COOKIE_MAX_AGE = 400 * 24 * 3600  # the longest lifetime browsers accept
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
 FORM_MIMETYPES = frozenset({"application/x-www-form-urlencoded", "multipart/form-data"})
 # Blueprints whose views need no browser: probes, the OpenAPI document, author views (which
-# have their own bearer token).
-WITHOUT_BROWSER = frozenset({"health", "api-docs", "author"})
+# have their own bearer token), Prometheus metrics.
+WITHOUT_BROWSER = frozenset({"health", "api-docs", "author", "metrics"})
 TOKEN_BYTES = 32  # 256 bits of the browser id
 MAC_CHARS = 32  # hex characters of an HMAC kept in a token
 MAX_TOKEN = 200  # longer cookie values are not ours
@@ -140,11 +140,22 @@ def find_browser(token: str) -> Identity | None:
 
 
 def register(token: str) -> Identity:
-    """Store a new learner and this browser, before the browser's first state change."""
+    """Store a new learner and this browser, before the browser's first state change.
+
+    When another first write of the same browser stored it in the meantime (two tabs, a
+    double submit), take that row: the learner made here is rolled back, and neither request
+    fails on the browser's unique token hash.
+    """
     db = get_session()
     row = learners.register_browser(db, digest(token), now())
-    db.commit()
-    return Identity(learner_id=row.learner_id, browser_id=row.id)
+    if row is not None:
+        db.commit()
+        return Identity(learner_id=row.learner_id, browser_id=row.id)
+    db.rollback()
+    stored = find_browser(token)
+    if stored is None:  # it was committed; only `db prune` deletes, and only old learners
+        raise RuntimeError("a browser that conflicted on insert cannot be read back")
+    return stored
 
 
 def resolve_browser() -> None:

@@ -1,9 +1,12 @@
-"""Map every failure to one JSON error envelope: ``{code, status, reason, message, errors}``.
+"""Map every failure to one JSON error envelope:
+``{code, status, reason, message, errors, request_id}``.
 
 ``code`` is a stable machine word (``validation_error``, ``not_found``, ...), ``status`` the
 HTTP status, ``reason`` the domain's stable word for why (``quizsvc.errors``), ``message`` one
-English sentence and ``errors`` the field detail, shaped like webargs'
-``{location: {field: [reason, ...]}}`` (``errors.json.answer``). When the request's
+English sentence, ``errors`` the field detail, shaped like webargs'
+``{location: {field: [reason, ...]}}`` (``errors.json.answer``), and ``request_id`` the id the
+response's ``X-Request-Id`` and the server's logs give the request (``quizsvc.http.request_id``),
+for a learner to quote and an operator to find. When the request's
 ``Accept-Language`` names zh or en, ``said`` repeats ``message`` and ``errors`` in it, through
 the interface catalog (``quizsvc.http.language``); the pages' scripts show that.
 
@@ -24,6 +27,7 @@ from werkzeug.exceptions import HTTPException
 
 from quizsvc import errors
 from quizsvc.http.language import accepted_lang, message_in, say_reason
+from quizsvc.http.request_id import request_id
 
 log = logging.getLogger(__name__)
 
@@ -71,7 +75,7 @@ def envelope(status: int, code: str, message: str, errors_: dict[str, Any] | Non
              reason: str | None = None, said: dict[str, Any] | None = None) -> dict[str, Any]:
     """Build the error body every failing response carries."""
     body = {"code": code, "status": status, "reason": reason or code, "message": message,
-            "errors": errors_ or {}}
+            "errors": errors_ or {}, "request_id": request_id()}
     if said is not None:
         body["said"] = said
     return body

@@ -160,7 +160,8 @@ class Engine:
             # FORMAT.md lists every request alive before the step, arriving or aborted in it:
             # an abort naming a request that had already finished lists it too, unchanged.
             alive_ids = {r.request_id for r in alive}
-            listed = alive + [self.by_id[rid] for rid in self.scenario.aborts.get(step, ())
+            listed = alive + [self.by_id[rid]
+                              for rid in dict.fromkeys(self.scenario.aborts.get(step, ()))
                               if rid in self.by_id and rid not in alive_ids]
             record = {
                 "step": step,

@@ -110,9 +110,13 @@ class Scheduler:
         self.waiting.add(request)
 
     def finish_requests(self, request_ids: list[str], status: RequestStatus) -> list[str]:
-        """Finish requests from outside (an abort); return the ids that were still alive."""
+        """Finish requests from outside (an abort); return the ids that were still alive.
+
+        An id named twice is finished once: vLLM takes the ids as a set and skips one that is
+        no longer alive, so a repeated abort is a no-op, not a second free.
+        """
         finished: list[Request] = []
-        for request_id in request_ids:
+        for request_id in dict.fromkeys(request_ids):
             request = self.requests.get(request_id)
             if request is None or request.is_finished:
                 continue

@@ -157,10 +157,15 @@ def run_restore(args: argparse.Namespace) -> int:
     return 0
 
 
-def gunicorn_argv(host: str, port: int, workers: int) -> list[str]:
-    """Return the gunicorn command line that serves ``create_app()``."""
+def gunicorn_argv(host: str, port: int, workers: int, access_log: bool = True) -> list[str]:
+    """Return the gunicorn command line that serves ``create_app()``.
+
+    ``access_log=False`` leaves gunicorn's own access log out: the service's JSON logs already
+    write one line per request, with its id.
+    """
     return [sys.executable, "-m", "gunicorn", "--bind", f"{host}:{port}",
-            "--workers", str(workers), "--preload", "--access-logfile", "-",
+            "--workers", str(workers), "--preload",
+            *(["--access-logfile", "-"] if access_log else []),
             "quizsvc.app:serving_app()"]
 
 
@@ -168,6 +173,7 @@ def run_serve(args: argparse.Namespace) -> int:
     """Load the bank, print the address, then replace this process with gunicorn."""
     from quizsvc.bank import load_bank
     from quizsvc.config import SECRET_KEY_FILE, instance_secret_key
+    from quizsvc.http.metrics import metrics_access, prepare_multiprocess_dir
     from quizsvc.store.migrate import instance_path
 
     bank = load_bank()
@@ -182,7 +188,12 @@ def run_serve(args: argparse.Namespace) -> int:
         print(f"QUIZSVC_SECRET_KEY is not set: {'generated' if made else 'using'} the key in "
               f"{Path(instance_path()) / SECRET_KEY_FILE} (every server of one deployment "
               "must share it)", flush=True)
-    argv = gunicorn_argv(args.host, args.port, workers)
+    metrics_on, _ = metrics_access(settings["METRICS"])
+    if metrics_on:  # every worker writes its counts where /metrics adds them up
+        folder = prepare_multiprocess_dir(os.environ)
+        print(f"metrics at /metrics, kept by the workers in {folder}", flush=True)
+    argv = gunicorn_argv(args.host, args.port, workers,
+                         access_log=settings["LOG_FORMAT"] != "json")
     os.execv(argv[0], argv)
     return 0  # not reached: execv does not return
 

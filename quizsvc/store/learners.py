@@ -10,8 +10,10 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import and_, bindparam, delete, func, insert, select, update
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
+from quizsvc.store.database import dialect_of
 from quizsvc.store.models import (
     Attempt,
     Browser,
@@ -44,13 +46,23 @@ def browser_by_hash(db: Session, token_hash: str) -> BrowserRow | None:
     return None if row is None else BrowserRow(row.id, row.learner_id)
 
 
-def register_browser(db: Session, token_hash: str, now: datetime) -> BrowserRow:
-    """Create a new learner owning a new browser stored under ``token_hash``."""
+def register_browser(db: Session, token_hash: str, now: datetime) -> BrowserRow | None:
+    """Create a new learner owning a new browser stored under ``token_hash``, unless stored.
+
+    Two first writes of one browser can both find no row and both get here. The browser is
+    inserted ``ON CONFLICT DO NOTHING`` (PostgreSQL waits for the other insert to commit or
+    roll back; SQLite's writers take turns), so the one that comes second inserts nothing
+    and, instead of failing on the unique ``token_hash``, gets None: its caller rolls back
+    the learner made for it and reads the browser the first one stored.
+    """
     learner_id: int = db.execute(insert(LEARNERS).returning(LEARNERS.c.id),
                                  {"created_at": now}).scalar_one()
-    browser_id: int = db.execute(insert(BROWSERS).returning(BROWSERS.c.id), {
-        "learner_id": learner_id, "token_hash": token_hash, "created_at": now}).scalar_one()
-    return BrowserRow(browser_id, learner_id)
+    dialect_insert = postgresql.insert if dialect_of(db) == "postgresql" else sqlite.insert
+    stored = db.execute(
+        dialect_insert(BROWSERS).on_conflict_do_nothing(index_elements=[BROWSERS.c.token_hash])
+        .returning(BROWSERS.c.id),
+        {"learner_id": learner_id, "token_hash": token_hash, "created_at": now}).scalar()
+    return None if stored is None else BrowserRow(stored, learner_id)
 
 
 def browsers_of(db: Session, learner_id: int) -> int:

@@ -46,6 +46,7 @@ from quizsvc.http.language import (
     say_reason,
 )
 from quizsvc.http.limits import link_redeem_limit, sandbox_limit, sandbox_spending
+from quizsvc.http.metrics import answer_graded
 from quizsvc.http.parsing import FormInvalid, form_parser
 from quizsvc.review import calibration
 from quizsvc.review.calibration import RATING_LABELS
@@ -434,6 +435,8 @@ def answer(session_id: str) -> BaseResponse | tuple[str, int]:
         given = answer_from_form(served.input.type, served.input.length, option_ids(served),
                                  request.form)
         result = answering.submit(ctx, form["variant_id"], given, form["idempotency_key"])
+        if result.graded and not result.replayed:
+            answer_graded(bool(result.correct))
     except FormError as error:
         problem = answer_problem(served, error.field, error.template, error.reason,
                                  error.params)

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from tests.support.fake_bank import LESSON_ID
 
-ENVELOPE = {"code", "status", "reason", "message", "errors"}
+ENVELOPE = {"code", "status", "reason", "message", "errors", "request_id"}
 
 
 def assert_envelope(response, status):

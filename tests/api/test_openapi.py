@@ -21,7 +21,7 @@ def test_openapi_lists_every_api_route(client, app):
 def test_openapi_describes_the_error_envelope(client):
     schemas = client.get("/api/openapi.json").json["components"]["schemas"]
     assert set(schemas["ErrorEnvelope"]["properties"]) == {"code", "status", "reason", "message",
-                                                           "errors", "said"}
+                                                           "errors", "said", "request_id"}
 
 
 def test_openapi_needs_no_identity(client):

@@ -149,3 +149,14 @@ def test_costly_replays_are_refused_once_their_cpu_budget_is_spent(app_config, c
     first, second = ApiBrowser(shared), ApiBrowser(shared)
     assert first.post("/api/simulate", json=SPLIT).status_code == 200
     assert second.post("/api/simulate", json=SPLIT).status_code == 429  # everyone's share
+
+
+def test_a_request_aborted_twice_in_one_step_replays_as_if_aborted_once(browser):
+    """vLLM ignores a repeated abort; the sandbox must not answer 500 for one."""
+    scenario = json.loads((GOLDEN / "i_eos_abort.json").read_text())
+    once = browser.post("/api/simulate?detail=full", json=scenario)
+    scenario["aborts"] = {"3": ["U", "U"]}
+    twice = browser.post("/api/simulate?detail=full", json=scenario)
+    assert twice.status_code == 200, twice.json
+    assert twice.json == once.json
+    assert next(s for s in twice.json["steps"] if s["step"] == 3)["aborted"] == ["U"]

@@ -21,7 +21,7 @@ from quizsvc.study.linking import digest
 from tests.support.browsers import ApiBrowser
 
 LESSON = "vllm-v1-ledger"
-ENVELOPE = {"code", "status", "reason", "message", "errors"}
+ENVELOPE = {"code", "status", "reason", "message", "errors", "request_id"}
 # Text a learner might type, from every corner of Unicode a database could mangle.
 UNICODE = [
     "调度账本：token_budget 与 num_computed_tokens",

@@ -15,6 +15,7 @@ from quizsvc.http.arguments import (
     RatingSchema,
 )
 from quizsvc.http.context import current_context
+from quizsvc.http.metrics import answer_graded
 from quizsvc.study import answering, reviews
 
 blp = ApiBlueprint("attempts", __name__, url_prefix="/api/attempts",
@@ -35,6 +36,8 @@ class Attempts(MethodView):
         """
         result = answering.submit(current_context(), body["variant_id"], body["answer"],
                                   idempotency_key)
+        if result.graded and not result.replayed:
+            answer_graded(bool(result.correct))
         headers = {"Idempotent-Replayed": "true"} if result.replayed else {}
         return result, 201, headers
 
