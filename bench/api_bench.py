@@ -436,9 +436,8 @@ def prepare_sessions(engine: Any, bank: Any, clients: list[Client], per_client: 
 
 def time_due_queue(engine: Any, bank: Any, cards: int, repeats: int) -> dict[str, float]:
     """Give one learner ``cards`` fsrs cards and time the due-queue queries (ms, p50)."""
-    from sqlalchemy.orm import Session
-
     from quizsvc.store.models import Browser, Learner, ReviewCard
+    from quizsvc.store.unit_of_work import UnitOfWork
     from quizsvc.study import progress
     from quizsvc.study.bank_index import BankIndex
     from quizsvc.study.context import Context, Identity
@@ -465,20 +464,18 @@ def time_due_queue(engine: Any, bank: Any, cards: int, repeats: int) -> dict[str
         with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
             connection.exec_driver_sql("VACUUM ANALYZE review_card")
     figures = {}
-    with Session(engine) as session:
-        ctx = Context(db=session, bank=bank, index=BankIndex.of(bank),
-                      identity=Identity(learner_id, browser_id), now=now,
-                      rng=random.Random(1), limits=Limits())
-        for name, call in (("due_queue(limit=20)", lambda: progress.due_queue(ctx, 20)),
-                           ("due_reviews (counts + forecast)",
-                            lambda: progress.due_reviews(ctx, None, 20))):
-            samples = []
-            for _ in range(repeats):
-                began = time.perf_counter()
-                call()
-                samples.append(time.perf_counter() - began)
-                session.rollback()
-            figures[name] = 1000 * statistics.median(samples)
+    ctx = Context(uow=UnitOfWork(engine=engine), bank=bank, index=BankIndex.of(bank),
+                  identity=Identity(learner_id, browser_id), now=now,
+                  rng=random.Random(1), limits=Limits())
+    for name, call in (("due_queue(limit=20)", lambda: progress.due_queue(ctx, 20)),
+                       ("due_reviews (counts + forecast)",
+                        lambda: progress.due_reviews(ctx, None, 20))):
+        samples = []
+        for _ in range(repeats):
+            began = time.perf_counter()
+            call()
+            samples.append(time.perf_counter() - began)
+        figures[name] = 1000 * statistics.median(samples)
     return figures
 
 

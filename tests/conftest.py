@@ -28,6 +28,7 @@ from sqlalchemy.orm import Session
 from quizsvc import create_app
 from quizsvc.store import migrate
 from quizsvc.store.database import make_engine
+from quizsvc.store.unit_of_work import UnitOfWork
 from tests.support.browsers import ApiBrowser, Study
 from tests.support.clock import FakeClock
 from tests.support.databases import (
@@ -74,6 +75,13 @@ def connection(engine: Engine) -> Iterator[Connection]:
         yield connection
         if outer.is_active:
             outer.rollback()
+
+
+@pytest.fixture
+def uow(connection: Connection) -> UnitOfWork:
+    """Return a unit of work on the test's connection (each shape a savepoint in it), for
+    arranging and asserting through the repositories."""
+    return UnitOfWork(bound=connection)
 
 
 @pytest.fixture

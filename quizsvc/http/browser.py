@@ -25,8 +25,8 @@ from flask import Flask, Response, current_app, g, request
 
 from quizsvc.errors import N_, CsrfFailed
 from quizsvc.extensions import now
-from quizsvc.store import learners
-from quizsvc.store.database import begin_read_only, get_session
+from quizsvc.store.database import get_db
+from quizsvc.store.repository import Stale
 from quizsvc.study.context import Identity
 from quizsvc.study.linking import digest
 
@@ -132,10 +132,9 @@ def find_browser(token: str) -> Identity | None:
     """Look the browser stored under ``token`` up, in a read that takes no lock."""
     if len(token) > MAX_TOKEN or not token.isascii():
         return None
-    db = get_session()
-    begin_read_only(db)
-    row = learners.browser_by_hash(db, digest(token))
-    db.rollback()
+    uow = get_db().unit_of_work()
+    with uow.read():
+        row = uow.learners.browser_by_hash(digest(token))
     return None if row is None else Identity(learner_id=row.learner_id, browser_id=row.id)
 
 
@@ -146,12 +145,15 @@ def register(token: str) -> Identity:
     double submit), take that row: the learner made here is rolled back, and neither request
     fails on the browser's unique token hash.
     """
-    db = get_session()
-    row = learners.register_browser(db, digest(token), now())
-    if row is not None:
-        db.commit()
+    uow = get_db().unit_of_work()
+    try:
+        with uow.write():
+            row = uow.learners.register_browser(digest(token), now())
+            if row is None:
+                raise Stale(token)  # rolls back the learner made for it
         return Identity(learner_id=row.learner_id, browser_id=row.id)
-    db.rollback()
+    except Stale:
+        pass
     stored = find_browser(token)
     if stored is None:  # it was committed; only `db prune` deletes, and only old learners
         raise RuntimeError("a browser that conflicted on insert cannot be read back")

@@ -17,7 +17,6 @@ from typing import Any
 import redis
 from sqlalchemy.exc import SQLAlchemyError
 
-from quizsvc.store import migrate
 from quizsvc.store.database import Database
 
 REDIS_SCHEMES = ("redis://", "rediss://")
@@ -44,8 +43,7 @@ class Check:
 def check_database(database: Database, head: str) -> tuple[Check, str | None]:
     """Ask the database for ``SELECT 1`` and its revision; return the check and the revision."""
     try:
-        database.ping()
-        revision = migrate.current_revision(database.request_session().connection())
+        revision = database.revision()
     except SQLAlchemyError as error:
         return Check("unreachable", type(error).__name__), None
     if revision != head:

@@ -108,20 +108,18 @@ def run_prune(args: argparse.Namespace) -> int:
     """Delete the learners that hold nothing and are older than ``--older-than`` days."""
     from datetime import UTC, datetime, timedelta
 
-    from sqlalchemy.orm import Session
-
-    from quizsvc.store import learners
     from quizsvc.store.database import make_engine
+    from quizsvc.store.unit_of_work import UnitOfWork
 
     if args.older_than < 0:
         print("prune: --older-than must be a number of days, 0 or more", file=sys.stderr)
         return 2
     engine = make_engine(database_url(args))
     try:
-        with Session(engine) as session:
-            deleted = learners.delete_empty_learners(
-                session, datetime.now(UTC) - timedelta(days=args.older_than))
-            session.commit()
+        uow = UnitOfWork(engine=engine)
+        with uow.write():
+            deleted = uow.learners.delete_empty_learners(
+                datetime.now(UTC) - timedelta(days=args.older_than))
     finally:
         engine.dispose()
     print(f"deleted {deleted} empty learner(s) older than {args.older_than} days")

@@ -11,9 +11,7 @@ from datetime import datetime
 
 from sqlalchemy import and_, bindparam, delete, func, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.orm import Session
 
-from quizsvc.store.database import dialect_of
 from quizsvc.store.models import (
     Attempt,
     Browser,
@@ -24,6 +22,7 @@ from quizsvc.store.models import (
     SelfAssessment,
     table,
 )
+from quizsvc.store.repository import Repository
 
 LEARNERS, BROWSERS, LINK_CODES = table(Learner), table(Browser), table(LinkCode)
 
@@ -40,51 +39,6 @@ BROWSER_BY_HASH = select(BROWSERS.c.id, BROWSERS.c.learner_id).where(
     BROWSERS.c.token_hash == bindparam("token_hash"))
 
 
-def browser_by_hash(db: Session, token_hash: str) -> BrowserRow | None:
-    """Return the browser stored under ``token_hash`` (None: unknown)."""
-    row = db.execute(BROWSER_BY_HASH, {"token_hash": token_hash}).first()
-    return None if row is None else BrowserRow(row.id, row.learner_id)
-
-
-def register_browser(db: Session, token_hash: str, now: datetime) -> BrowserRow | None:
-    """Create a new learner owning a new browser stored under ``token_hash``, unless stored.
-
-    Two first writes of one browser can both find no row and both get here. The browser is
-    inserted ``ON CONFLICT DO NOTHING`` (PostgreSQL waits for the other insert to commit or
-    roll back; SQLite's writers take turns), so the one that comes second inserts nothing
-    and, instead of failing on the unique ``token_hash``, gets None: its caller rolls back
-    the learner made for it and reads the browser the first one stored.
-    """
-    learner_id: int = db.execute(insert(LEARNERS).returning(LEARNERS.c.id),
-                                 {"created_at": now}).scalar_one()
-    dialect_insert = postgresql.insert if dialect_of(db) == "postgresql" else sqlite.insert
-    stored = db.execute(
-        dialect_insert(BROWSERS).on_conflict_do_nothing(index_elements=[BROWSERS.c.token_hash])
-        .returning(BROWSERS.c.id),
-        {"learner_id": learner_id, "token_hash": token_hash, "created_at": now}).scalar()
-    return None if stored is None else BrowserRow(stored, learner_id)
-
-
-def browsers_of(db: Session, learner_id: int) -> int:
-    """Count the browsers a learner has."""
-    return db.scalar(select(func.count()).select_from(BROWSERS)
-                     .where(BROWSERS.c.learner_id == learner_id)) or 0
-
-
-def add_link_code(db: Session, learner_id: int, code_hash: str, now: datetime,
-                  expires_at: datetime) -> None:
-    """Store a new link code's hash for ``learner_id``."""
-    db.execute(insert(LINK_CODES).values(learner_id=learner_id, code_hash=code_hash,
-                                         created_at=now, expires_at=expires_at))
-
-
-def open_link_codes(db: Session, learner_id: int, now: datetime) -> int:
-    """Count a learner's link codes that are neither used nor expired."""
-    return db.scalar(select(func.count()).select_from(LINK_CODES).where(
-        LINK_CODES.c.learner_id == learner_id, LINK_CODES.c.used_at.is_(None),
-        LINK_CODES.c.expires_at > now)) or 0
-
-
 @dataclass(frozen=True)
 class StoredLinkCode:
     """A stored link code: whose, until when, and whether it was used."""
@@ -95,47 +49,88 @@ class StoredLinkCode:
     used: bool
 
 
-def link_code_by_hash(db: Session, code_hash: str) -> StoredLinkCode | None:
-    """Return the link code stored under ``code_hash`` (None: unknown)."""
-    row = db.execute(select(LINK_CODES).where(LINK_CODES.c.code_hash == code_hash)).first()
-    if row is None:
-        return None
-    return StoredLinkCode(row.id, row.learner_id, row.expires_at, row.used_at is not None)
+class LearnerRepository(Repository):
+    """Keep learners, their browsers and the codes that link browsers."""
 
+    def browser_by_hash(self, token_hash: str) -> BrowserRow | None:
+        """Return the browser stored under ``token_hash`` (None: unknown)."""
+        row = self.connection.execute(BROWSER_BY_HASH, {"token_hash": token_hash}).first()
+        return None if row is None else BrowserRow(row.id, row.learner_id)
 
-def use_link_code(db: Session, code_id: int, browser_id: int, now: datetime) -> bool:
-    """Mark a link code used by ``browser_id`` unless someone used it first; say if it was ours.
+    def register_browser(self, token_hash: str, now: datetime) -> BrowserRow | None:
+        """Create a new learner owning a new browser stored under ``token_hash``, unless stored.
 
-    The single-use guarantee must hold under concurrent redemption too.
-    """
-    claimed = db.connection().execute(update(LINK_CODES)
-                         .where(LINK_CODES.c.id == code_id, LINK_CODES.c.used_at.is_(None))
-                         .values(used_at=now, used_by_browser_id=browser_id)).rowcount
-    return bool(claimed == 1)
+        Two first writes of one browser can both find no row and both get here. The browser is
+        inserted ``ON CONFLICT DO NOTHING`` (PostgreSQL waits for the other insert to commit or
+        roll back; SQLite's writers take turns), so the one that comes second inserts nothing
+        and, instead of failing on the unique ``token_hash``, gets None: its caller rolls back
+        the learner made for it and reads the browser the first one stored.
+        """
+        learner_id: int = self.connection.execute(insert(LEARNERS).returning(LEARNERS.c.id),
+                                     {"created_at": now}).scalar_one()
+        dialect_insert = postgresql.insert if self.dialect == "postgresql" else sqlite.insert
+        stored = self.connection.execute(
+            dialect_insert(BROWSERS).on_conflict_do_nothing(index_elements=[BROWSERS.c.token_hash])
+            .returning(BROWSERS.c.id),
+            {"learner_id": learner_id, "token_hash": token_hash, "created_at": now}).scalar()
+        return None if stored is None else BrowserRow(stored, learner_id)
 
+    def browsers_of(self, learner_id: int) -> int:
+        """Count the browsers a learner has."""
+        return self.connection.scalar(select(func.count()).select_from(BROWSERS)
+                         .where(BROWSERS.c.learner_id == learner_id)) or 0
 
-def move_browser(db: Session, browser_id: int, learner_id: int, now: datetime) -> None:
-    """Make ``browser_id`` belong to ``learner_id`` (linking it)."""
-    db.execute(update(BROWSERS).where(BROWSERS.c.id == browser_id)
-               .values(learner_id=learner_id, linked_at=now))
+    def add_link_code(self, learner_id: int, code_hash: str, now: datetime,
+                      expires_at: datetime) -> None:
+        """Store a new link code's hash for ``learner_id``."""
+        self.connection.execute(insert(LINK_CODES).values(
+            learner_id=learner_id, code_hash=code_hash, created_at=now, expires_at=expires_at))
 
+    def open_link_codes(self, learner_id: int, now: datetime) -> int:
+        """Count a learner's link codes that are neither used nor expired."""
+        return self.connection.scalar(select(func.count()).select_from(LINK_CODES).where(
+            LINK_CODES.c.learner_id == learner_id, LINK_CODES.c.used_at.is_(None),
+            LINK_CODES.c.expires_at > now)) or 0
 
-def delete_empty_learners(db: Session, created_before: datetime) -> int:
-    """Delete learners created before ``created_before`` who hold nothing; return how many.
+    def link_code_by_hash(self, code_hash: str) -> StoredLinkCode | None:
+        """Return the link code stored under ``code_hash`` (None: unknown)."""
+        row = self.connection.execute(
+            select(LINK_CODES).where(LINK_CODES.c.code_hash == code_hash)).first()
+        if row is None:
+            return None
+        return StoredLinkCode(row.id, row.learner_id, row.expires_at, row.used_at is not None)
 
-    Nothing is no attempt, no fsrs card, no mastery record and no self-assessment on any of
-    their browsers: a browser that only ever started a session or made a link code. Their
-    browsers, sessions, served variants and link codes go with them (foreign keys cascade).
-    """
-    attempts, cards, mastery = table(Attempt), table(ReviewCard), table(Mastery)
-    assessments = table(SelfAssessment)
-    holds_nothing = and_(
-        ~select(attempts.c.id).where(attempts.c.learner_id == LEARNERS.c.id).exists(),
-        ~select(cards.c.id).where(cards.c.learner_id == LEARNERS.c.id).exists(),
-        ~select(mastery.c.id).where(mastery.c.learner_id == LEARNERS.c.id).exists(),
-        ~select(assessments.c.id)
-        .select_from(assessments.join(BROWSERS, BROWSERS.c.id == assessments.c.browser_id))
-        .where(BROWSERS.c.learner_id == LEARNERS.c.id).exists())
-    deleted = db.connection().execute(
-        delete(LEARNERS).where(LEARNERS.c.created_at < created_before, holds_nothing)).rowcount
-    return deleted or 0
+    def use_link_code(self, code_id: int, browser_id: int, now: datetime) -> bool:
+        """Mark a link code used by ``browser_id`` unless someone used it first; say if it was ours.
+
+        The single-use guarantee must hold under concurrent redemption too.
+        """
+        claimed = self.connection.execute(update(LINK_CODES)
+                             .where(LINK_CODES.c.id == code_id, LINK_CODES.c.used_at.is_(None))
+                             .values(used_at=now, used_by_browser_id=browser_id)).rowcount
+        return bool(claimed == 1)
+
+    def move_browser(self, browser_id: int, learner_id: int, now: datetime) -> None:
+        """Make ``browser_id`` belong to ``learner_id`` (linking it)."""
+        self.connection.execute(update(BROWSERS).where(BROWSERS.c.id == browser_id)
+                   .values(learner_id=learner_id, linked_at=now))
+
+    def delete_empty_learners(self, created_before: datetime) -> int:
+        """Delete learners created before ``created_before`` who hold nothing; return how many.
+
+        Nothing is no attempt, no fsrs card, no mastery record and no self-assessment on any of
+        their browsers: a browser that only ever started a session or made a link code. Their
+        browsers, sessions, served variants and link codes go with them (foreign keys cascade).
+        """
+        attempts, cards, mastery = table(Attempt), table(ReviewCard), table(Mastery)
+        assessments = table(SelfAssessment)
+        holds_nothing = and_(
+            ~select(attempts.c.id).where(attempts.c.learner_id == LEARNERS.c.id).exists(),
+            ~select(cards.c.id).where(cards.c.learner_id == LEARNERS.c.id).exists(),
+            ~select(mastery.c.id).where(mastery.c.learner_id == LEARNERS.c.id).exists(),
+            ~select(assessments.c.id)
+            .select_from(assessments.join(BROWSERS, BROWSERS.c.id == assessments.c.browser_id))
+            .where(BROWSERS.c.learner_id == LEARNERS.c.id).exists())
+        deleted = self.connection.execute(
+            delete(LEARNERS).where(LEARNERS.c.created_at < created_before, holds_nothing)).rowcount
+        return deleted or 0

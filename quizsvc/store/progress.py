@@ -13,11 +13,11 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import func, select
-from sqlalchemy.orm import Session
 
 from quizsvc.store.models import Attempt, Mastery, ReviewCard, table
+from quizsvc.store.repository import Repository
 
-CARDS, ATTEMPTS = table(ReviewCard), table(Attempt)
+CARDS, ATTEMPTS, MASTERY = table(ReviewCard), table(Attempt), table(Mastery)
 
 
 @dataclass(frozen=True)
@@ -32,35 +32,6 @@ class DueCard:
     stability: float | None = None
     difficulty: float | None = None
     last_review: datetime | None = None
-
-
-def card_dues(db: Session, learner_id: int, lesson: str) -> list[tuple[str, datetime]]:
-    """Return (question id, due) of a learner's cards of one lesson, soonest due first."""
-    rows = db.execute(select(CARDS.c.question_id, CARDS.c.due)
-                      .where(CARDS.c.learner_id == learner_id, CARDS.c.lesson == lesson)
-                      .order_by(CARDS.c.due, CARDS.c.id))
-    return [(question_id, due) for question_id, due in rows]
-
-
-def card_counts(db: Session, learner_id: int, question_ids: Sequence[str], now: datetime
-                ) -> tuple[int, int]:
-    """Count a learner's cards among ``question_ids``, and how many of them are due."""
-    cards, due_now = db.execute(
-        select(func.count(), func.count().filter(CARDS.c.due <= now))
-        .where(CARDS.c.learner_id == learner_id, CARDS.c.question_id.in_(question_ids))).one()
-    return int(cards), int(due_now)
-
-
-def due_queue(db: Session, learner_id: int, now: datetime, limit: int,
-              lesson: str | None = None) -> list[DueCard]:
-    """Return the cards due now, most overdue first (served by the (learner_id, due) index)."""
-    query = (select(CARDS.c.question_id, CARDS.c.lesson, CARDS.c.due, CARDS.c.state,
-                    CARDS.c.step, CARDS.c.stability, CARDS.c.difficulty, CARDS.c.last_review)
-             .where(CARDS.c.learner_id == learner_id, CARDS.c.due <= now)
-             .order_by(CARDS.c.due, CARDS.c.id).limit(limit))
-    if lesson is not None:
-        query = query.where(CARDS.c.lesson == lesson)
-    return [DueCard(*row) for row in db.execute(query)]
 
 
 @dataclass(frozen=True)
@@ -83,101 +54,125 @@ def cards_filter(learner_id: int, lesson: str | None) -> list[Any]:
     return where
 
 
-def due_counts(db: Session, learner_id: int, lesson: str | None, now: datetime,
-               day_start: datetime, days: int) -> DueCounts:
-    """Count a learner's cards (of one lesson, or all) in one query of range counts.
+class ProgressRepository(Repository):
+    """Read what progress reports show: due cards, mastery records, graded answers."""
 
-    Every figure is a count over a range of the ``(learner_id, due)`` index (or its first
-    entry), so the database walks index entries without computing anything per row: no
-    CASE, no conversion of each due date to its day. Day ``i`` is
-    ``[day_start + i days, day_start + i + 1 days)`` in UTC.
-    """
-    where = cards_filter(learner_id, lesson)
+    def card_dues(self, learner_id: int, lesson: str) -> list[tuple[str, datetime]]:
+        """Return (question id, due) of a learner's cards of one lesson, soonest due first."""
+        rows = self.connection.execute(select(CARDS.c.question_id, CARDS.c.due)
+                          .where(CARDS.c.learner_id == learner_id, CARDS.c.lesson == lesson)
+                          .order_by(CARDS.c.due, CARDS.c.id))
+        return [(question_id, due) for question_id, due in rows]
 
-    def count(*conditions: Any) -> Any:
-        return (select(func.count()).select_from(CARDS).where(*where, *conditions)
-                .scalar_subquery())
+    def card_counts(self, learner_id: int, question_ids: Sequence[str], now: datetime
+                    ) -> tuple[int, int]:
+        """Count a learner's cards among ``question_ids``, and how many of them are due."""
+        cards, due_now = self.connection.execute(
+            select(func.count(), func.count().filter(CARDS.c.due <= now))
+            .where(CARDS.c.learner_id == learner_id, CARDS.c.question_id.in_(question_ids))).one()
+        return int(cards), int(due_now)
 
-    bounds = [day_start + timedelta(days=i) for i in range(days + 1)]
-    row = db.execute(select(
-        count(), count(CARDS.c.due <= now), count(CARDS.c.due < day_start),
-        select(func.min(CARDS.c.due)).where(*where).scalar_subquery(),
-        *(count(CARDS.c.due >= bounds[i], CARDS.c.due < bounds[i + 1]) for i in range(days)),
-    )).one()
-    cards, due_now, overdue, next_due, *by_day = row
-    return DueCounts(int(cards), int(due_now), int(overdue), next_due,
-                     tuple(int(n) for n in by_day))
+    def due_queue(self, learner_id: int, now: datetime, limit: int,
+                  lesson: str | None = None) -> list[DueCard]:
+        """Return the cards due now, most overdue first (served by the (learner_id, due) index)."""
+        query = (select(CARDS.c.question_id, CARDS.c.lesson, CARDS.c.due, CARDS.c.state,
+                        CARDS.c.step, CARDS.c.stability, CARDS.c.difficulty, CARDS.c.last_review)
+                 .where(CARDS.c.learner_id == learner_id, CARDS.c.due <= now)
+                 .order_by(CARDS.c.due, CARDS.c.id).limit(limit))
+        if lesson is not None:
+            query = query.where(CARDS.c.lesson == lesson)
+        return [DueCard(*row) for row in self.connection.execute(query)]
 
+    def due_counts(self, learner_id: int, lesson: str | None, now: datetime,
+                   day_start: datetime, days: int) -> DueCounts:
+        """Count a learner's cards (of one lesson, or all) in one query of range counts.
 
-def questions_with_cards(db: Session, learner_id: int, question_ids: Sequence[str]) -> set[str]:
-    """Return which of ``question_ids`` a learner has a card for."""
-    return set(db.scalars(select(CARDS.c.question_id).where(
-        CARDS.c.learner_id == learner_id, CARDS.c.question_id.in_(question_ids))))
+        Every figure is a count over a range of the ``(learner_id, due)`` index (or its first
+        entry), so the database walks index entries without computing anything per row: no
+        CASE, no conversion of each due date to its day. Day ``i`` is
+        ``[day_start + i days, day_start + i + 1 days)`` in UTC.
+        """
+        where = cards_filter(learner_id, lesson)
 
+        def count(*conditions: Any) -> Any:
+            return (select(func.count()).select_from(CARDS).where(*where, *conditions)
+                    .scalar_subquery())
 
-def mastery_records(db: Session, learner_id: int, lesson: str | None = None
-                    ) -> Sequence[Mastery]:
-    """List a learner's mastery records by question."""
-    query = select(Mastery).where(Mastery.learner_id == learner_id)
-    if lesson is not None:
-        query = query.where(Mastery.lesson == lesson)
-    return db.scalars(query.order_by(Mastery.question_id)).all()
+        bounds = [day_start + timedelta(days=i) for i in range(days + 1)]
+        row = self.connection.execute(select(
+            count(), count(CARDS.c.due <= now), count(CARDS.c.due < day_start),
+            select(func.min(CARDS.c.due)).where(*where).scalar_subquery(),
+            *(count(CARDS.c.due >= bounds[i], CARDS.c.due < bounds[i + 1]) for i in range(days)),
+        )).one()
+        cards, due_now, overdue, next_due, *by_day = row
+        return DueCounts(int(cards), int(due_now), int(overdue), next_due,
+                         tuple(int(n) for n in by_day))
 
+    def questions_with_cards(self, learner_id: int, question_ids: Sequence[str]) -> set[str]:
+        """Return which of ``question_ids`` a learner has a card for."""
+        return set(self.connection.scalars(select(CARDS.c.question_id).where(
+            CARDS.c.learner_id == learner_id, CARDS.c.question_id.in_(question_ids))))
 
-def mastered_count(db: Session, learner_id: int, lesson: str | None = None) -> int:
-    """Count a learner's mastered questions."""
-    query = select(func.count()).select_from(Mastery).where(
-        Mastery.learner_id == learner_id, Mastery.mastered.is_(True))
-    if lesson is not None:
-        query = query.where(Mastery.lesson == lesson)
-    return db.scalar(query) or 0
+    def mastery_records(self, learner_id: int, lesson: str | None = None) -> Sequence[Any]:
+        """List a learner's mastery records by question (rows of every column)."""
+        query = select(MASTERY).where(MASTERY.c.learner_id == learner_id)
+        if lesson is not None:
+            query = query.where(MASTERY.c.lesson == lesson)
+        return self.connection.execute(query.order_by(MASTERY.c.question_id)).all()
 
+    def mastered_count(self, learner_id: int, lesson: str | None = None) -> int:
+        """Count a learner's mastered questions."""
+        query = select(func.count()).select_from(Mastery).where(
+            Mastery.learner_id == learner_id, Mastery.mastered.is_(True))
+        if lesson is not None:
+            query = query.where(Mastery.lesson == lesson)
+        return self.connection.scalar(query) or 0
 
-def graded_counts(db: Session, learner_id: int, lesson: str | None = None
-                  ) -> list[tuple[bool, bool, int]]:
-    """Count a learner's graded attempts by (correct, closed_book)."""
-    query = (select(ATTEMPTS.c.correct, ATTEMPTS.c.closed_book, func.count())
-             .where(ATTEMPTS.c.learner_id == learner_id, ATTEMPTS.c.graded.is_(True))
-             .group_by(ATTEMPTS.c.correct, ATTEMPTS.c.closed_book))
-    if lesson is not None:
-        query = query.where(ATTEMPTS.c.lesson == lesson)
-    return [(bool(correct), bool(closed), int(n)) for correct, closed, n in db.execute(query)]
+    def graded_counts(self, learner_id: int, lesson: str | None = None
+                      ) -> list[tuple[bool, bool, int]]:
+        """Count a learner's graded attempts by (correct, closed_book)."""
+        query = (select(ATTEMPTS.c.correct, ATTEMPTS.c.closed_book, func.count())
+                 .where(ATTEMPTS.c.learner_id == learner_id, ATTEMPTS.c.graded.is_(True))
+                 .group_by(ATTEMPTS.c.correct, ATTEMPTS.c.closed_book))
+        if lesson is not None:
+            query = query.where(ATTEMPTS.c.lesson == lesson)
+        return [(bool(correct), bool(closed), int(n))
+                for correct, closed, n in self.connection.execute(query)]
 
+    def graded_answers(self, learner_id: int, question_ids: Sequence[str]
+                       ) -> list[tuple[str, bool]]:
+        """Return (question id, correct) of a learner's graded attempts on ``question_ids``."""
+        rows = self.connection.execute(select(ATTEMPTS.c.question_id, ATTEMPTS.c.correct)
+                          .where(ATTEMPTS.c.learner_id == learner_id, ATTEMPTS.c.graded.is_(True),
+                                 ATTEMPTS.c.question_id.in_(question_ids))
+                          .order_by(ATTEMPTS.c.id))
+        return [(question_id, bool(correct)) for question_id, correct in rows]
 
-def graded_answers(db: Session, learner_id: int, question_ids: Sequence[str]
-                   ) -> list[tuple[str, bool]]:
-    """Return (question id, correct) of a learner's graded attempts on ``question_ids``."""
-    rows = db.execute(select(ATTEMPTS.c.question_id, ATTEMPTS.c.correct)
-                      .where(ATTEMPTS.c.learner_id == learner_id, ATTEMPTS.c.graded.is_(True),
-                             ATTEMPTS.c.question_id.in_(question_ids))
-                      .order_by(ATTEMPTS.c.id))
-    return [(question_id, bool(correct)) for question_id, correct in rows]
+    def question_counts(self, learner_id: int, lesson: str | None = None
+                        ) -> list[tuple[str, bool, int]]:
+        """Count a learner's closed-book graded attempts by (question, correct), in one read.
 
+        Imported history no one can vouch for (origin "unverified") counts for nothing here, as
+        it counts for nothing in mastery.
+        """
+        query = (select(ATTEMPTS.c.question_id, ATTEMPTS.c.correct, func.count())
+                 .where(ATTEMPTS.c.learner_id == learner_id, ATTEMPTS.c.graded.is_(True),
+                        ATTEMPTS.c.closed_book.is_(True), ATTEMPTS.c.origin != "unverified")
+                 .group_by(ATTEMPTS.c.question_id, ATTEMPTS.c.correct))
+        if lesson is not None:
+            query = query.where(ATTEMPTS.c.lesson == lesson)
+        return [(question_id, bool(correct), int(n))
+                for question_id, correct, n in self.connection.execute(query)]
 
-def question_counts(db: Session, learner_id: int, lesson: str | None = None
-                    ) -> list[tuple[str, bool, int]]:
-    """Count a learner's closed-book graded attempts by (question, correct), in one read.
-
-    Imported history no one can vouch for (origin "unverified") counts for nothing here, as
-    it counts for nothing in mastery.
-    """
-    query = (select(ATTEMPTS.c.question_id, ATTEMPTS.c.correct, func.count())
-             .where(ATTEMPTS.c.learner_id == learner_id, ATTEMPTS.c.graded.is_(True),
-                    ATTEMPTS.c.closed_book.is_(True), ATTEMPTS.c.origin != "unverified")
-             .group_by(ATTEMPTS.c.question_id, ATTEMPTS.c.correct))
-    if lesson is not None:
-        query = query.where(ATTEMPTS.c.lesson == lesson)
-    return [(question_id, bool(correct), int(n)) for question_id, correct, n in db.execute(query)]
-
-
-def closed_book_answers_since(db: Session, learner_id: int, since: datetime,
-                              lesson: str | None = None) -> list[tuple[datetime, bool]]:
-    """Return (submitted_at, correct) of a learner's closed-book graded answers since
-    ``since`` (for the accuracy history; bounded by what one learner answers in a month)."""
-    query = (select(ATTEMPTS.c.submitted_at, ATTEMPTS.c.correct)
-             .where(ATTEMPTS.c.learner_id == learner_id, ATTEMPTS.c.graded.is_(True),
-                    ATTEMPTS.c.closed_book.is_(True), ATTEMPTS.c.origin != "unverified",
-                    ATTEMPTS.c.submitted_at >= since))
-    if lesson is not None:
-        query = query.where(ATTEMPTS.c.lesson == lesson)
-    return [(submitted_at, bool(correct)) for submitted_at, correct in db.execute(query)]
+    def closed_book_answers_since(self, learner_id: int, since: datetime,
+                                  lesson: str | None = None) -> list[tuple[datetime, bool]]:
+        """Return (submitted_at, correct) of a learner's closed-book graded answers since
+        ``since`` (for the accuracy history; bounded by what one learner answers in a month)."""
+        query = (select(ATTEMPTS.c.submitted_at, ATTEMPTS.c.correct)
+                 .where(ATTEMPTS.c.learner_id == learner_id, ATTEMPTS.c.graded.is_(True),
+                        ATTEMPTS.c.closed_book.is_(True), ATTEMPTS.c.origin != "unverified",
+                        ATTEMPTS.c.submitted_at >= since))
+        if lesson is not None:
+            query = query.where(ATTEMPTS.c.lesson == lesson)
+        return [(submitted_at, bool(correct))
+                for submitted_at, correct in self.connection.execute(query)]

@@ -20,11 +20,11 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import ColumnElement, Select, bindparam, case, insert, or_, select, update
-from sqlalchemy.orm import Session
 
 from quizsvc.review.optimizer import Fit, LoggedReview
 from quizsvc.review.scheduling import DEFAULT_RETENTION, CardState, SchedulerSettings
 from quizsvc.store.models import FsrsParameters, LearnerSetting, ReviewCard, ReviewLog, table
+from quizsvc.store.repository import Repository
 
 CARDS, LOGS = table(ReviewCard), table(ReviewLog)
 PARAMETERS, SETTINGS = table(FsrsParameters), table(LearnerSetting)
@@ -72,13 +72,6 @@ def settings_of(retention: float | None, parameters: Any) -> SchedulerSettings:
     return SchedulerSettings(parameters=tuple(parameters), desired_retention=retention)
 
 
-def read_settings(session: Session, learner_id: int, lesson: str) -> SchedulerSettings:
-    """Return the settings that schedule ``learner_id``'s cards of ``lesson``."""
-    retention, parameters = session.execute(
-        READ_SETTINGS, {"learner_id": learner_id, "lesson": lesson}).one()
-    return settings_of(retention, parameters)
-
-
 @dataclass(frozen=True)
 class FitRecord:
     """A stored fit, as reported: whose, for which lesson, when, on how many reviews."""
@@ -90,69 +83,6 @@ class FitRecord:
     review_count: int
     log_loss: float
     default_log_loss: float
-
-
-def chosen_fit_record(session: Session, learner_id: int | None, lesson: str
-                      ) -> FitRecord | None:
-    """Return the fit that schedules ``learner_id``'s cards of ``lesson`` (None: defaults).
-
-    ``learner_id`` None asks for everyone's: the fits that schedule a learner with none of
-    their own.
-    """
-    row = session.execute(READ_CHOSEN_FIT, {"learner_id": learner_id, "lesson": lesson}).first()
-    if row is None:
-        return None
-    return FitRecord(row.id, row.learner_id, row.lesson, row.fitted_at, row.review_count,
-                     row.log_loss, row.default_log_loss)
-
-
-def add_fit(session: Session, fit: Fit, fitted_at: datetime, learner_id: int | None = None,
-            lesson: str | None = None) -> int:
-    """Store a fit for everyone (``learner_id`` None) or one learner; return its id."""
-    fit_id: int = session.execute(insert(PARAMETERS).returning(PARAMETERS.c.id), {
-        "learner_id": learner_id, "lesson": lesson, "parameters": list(fit.parameters),
-        "fitted_at": fitted_at, "review_count": fit.review_count, "log_loss": fit.log_loss,
-        "default_log_loss": fit.default_log_loss}).scalar_one()
-    return fit_id
-
-
-def retention_of(session: Session, learner_id: int) -> float:
-    """Return the learner's desired retention (the default without a row)."""
-    value = session.scalar(select(SETTINGS.c.desired_retention).where(
-        SETTINGS.c.learner_id == learner_id))
-    return DEFAULT_RETENTION if value is None else float(value)
-
-
-def put_retention(session: Session, learner_id: int, retention: float, now: datetime) -> None:
-    """Set the learner's desired retention (checked by the caller)."""
-    changed = session.connection().execute(
-        update(SETTINGS).where(SETTINGS.c.learner_id == learner_id)
-        .values(desired_retention=retention, updated_at=now)).rowcount
-    if not changed:
-        session.execute(insert(SETTINGS), {"learner_id": learner_id,
-                                           "desired_retention": retention, "updated_at": now})
-
-
-def review_log(session: Session, lesson: str | None = None,
-               learner_id: int | None = None, vouched_only: bool = False
-               ) -> dict[int, list[LoggedReview]]:
-    """Read the review log (of one lesson, of one learner), by learner, in review order.
-
-    ``vouched_only`` leaves out the reviews an import brought that no one vouches for.
-    """
-    query = (select(LOGS.c.learner_id, LOGS.c.card_id, LOGS.c.reviewed_at, LOGS.c.rating)
-             .select_from(LOGS.join(CARDS, CARDS.c.id == LOGS.c.card_id))
-             .order_by(LOGS.c.card_id, LOGS.c.reviewed_at, LOGS.c.id))
-    if lesson is not None:
-        query = query.where(CARDS.c.lesson == lesson)
-    if learner_id is not None:
-        query = query.where(LOGS.c.learner_id == learner_id)
-    if vouched_only:
-        query = query.where(LOGS.c.vouched.is_(True))
-    by_learner: dict[int, list[LoggedReview]] = {}
-    for learner, card, reviewed_at, rating in session.execute(query):
-        by_learner.setdefault(learner, []).append(LoggedReview(card, reviewed_at, rating))
-    return by_learner
 
 
 @dataclass(frozen=True)
@@ -175,29 +105,6 @@ class LoggedCard:
     log: tuple[LoggedReviewRow, ...]
 
 
-def logged_cards(session: Session, learner_id: int, lesson: str | None = None
-                 ) -> list[LoggedCard]:
-    """Read a learner's cards (of one lesson) that have reviews, each with its log."""
-    card_query = select(CARDS.c.id, CARDS.c.lesson, CARDS.c.state, CARDS.c.step,
-                        CARDS.c.stability, CARDS.c.difficulty, CARDS.c.due,
-                        CARDS.c.last_review).where(CARDS.c.learner_id == learner_id)
-    if lesson is not None:
-        card_query = card_query.where(CARDS.c.lesson == lesson)
-    cards = {row[0]: row for row in session.execute(card_query)}
-    logs: dict[int, list[LoggedReviewRow]] = {}
-    for row in session.execute(
-            select(LOGS.c.id, LOGS.c.card_id, LOGS.c.rating, LOGS.c.reviewed_at,
-                   LOGS.c.state_before, LOGS.c.step_before, LOGS.c.stability_before,
-                   LOGS.c.difficulty_before, LOGS.c.due_before, LOGS.c.last_review_before)
-            .where(LOGS.c.learner_id == learner_id)
-            .order_by(LOGS.c.card_id, LOGS.c.reviewed_at, LOGS.c.id)):
-        if row[1] in cards:
-            logs.setdefault(row[1], []).append(
-                LoggedReviewRow(row[0], row[2], row[3], card_state(row[4:])))
-    return [LoggedCard(card_id, cards[card_id][1], card_state(cards[card_id][2:]), tuple(rows))
-            for card_id, rows in sorted(logs.items())]
-
-
 def card_state(columns: Sequence[Any]) -> CardState:
     """Build a card's state from its six columns in ``CardState``'s order."""
     state, step, stability, difficulty, due, last_review = columns
@@ -208,18 +115,108 @@ UPDATE_LOG_BEFORE = update(LOGS).where(LOGS.c.id == bindparam("b_log"))
 UPDATE_CARD_STATE = update(CARDS).where(CARDS.c.id == bindparam("b_card"))
 
 
-def write_rescheduled(session: Session, logs: Iterable[tuple[int, CardState]],
-                      cards: Iterable[tuple[int, CardState]]) -> None:
-    """Write replayed states: each log row's state before its review, each card's after."""
-    log_rows = [{"b_log": log_id, "state_before": s.state, "step_before": s.step,
-                 "stability_before": s.stability, "difficulty_before": s.difficulty,
-                 "due_before": s.due, "last_review_before": s.last_review}
-                for log_id, s in logs]
-    card_rows = [{"b_card": card_id, "state": s.state, "step": s.step,
-                  "stability": s.stability, "difficulty": s.difficulty, "due": s.due,
-                  "last_review": s.last_review} for card_id, s in cards]
-    connection = session.connection()
-    if log_rows:
-        connection.execute(UPDATE_LOG_BEFORE, log_rows)
-    if card_rows:
-        connection.execute(UPDATE_CARD_STATE, card_rows)
+class SettingsRepository(Repository):
+    """Read and write the FSRS parameters and desired retention that schedule a learner's cards."""
+
+    def read_settings(self, learner_id: int, lesson: str) -> SchedulerSettings:
+        """Return the settings that schedule ``learner_id``'s cards of ``lesson``."""
+        retention, parameters = self.connection.execute(
+            READ_SETTINGS, {"learner_id": learner_id, "lesson": lesson}).one()
+        return settings_of(retention, parameters)
+
+    def chosen_fit_record(self, learner_id: int | None, lesson: str
+                          ) -> FitRecord | None:
+        """Return the fit that schedules ``learner_id``'s cards of ``lesson`` (None: defaults).
+
+        ``learner_id`` None asks for everyone's: the fits that schedule a learner with none of
+        their own.
+        """
+        row = self.connection.execute(READ_CHOSEN_FIT,
+                                      {"learner_id": learner_id, "lesson": lesson}).first()
+        if row is None:
+            return None
+        return FitRecord(row.id, row.learner_id, row.lesson, row.fitted_at, row.review_count,
+                         row.log_loss, row.default_log_loss)
+
+    def add_fit(self, fit: Fit, fitted_at: datetime, learner_id: int | None = None,
+                lesson: str | None = None) -> int:
+        """Store a fit for everyone (``learner_id`` None) or one learner; return its id."""
+        fit_id: int = self.connection.execute(insert(PARAMETERS).returning(PARAMETERS.c.id), {
+            "learner_id": learner_id, "lesson": lesson, "parameters": list(fit.parameters),
+            "fitted_at": fitted_at, "review_count": fit.review_count, "log_loss": fit.log_loss,
+            "default_log_loss": fit.default_log_loss}).scalar_one()
+        return fit_id
+
+    def retention_of(self, learner_id: int) -> float:
+        """Return the learner's desired retention (the default without a row)."""
+        value = self.connection.scalar(select(SETTINGS.c.desired_retention).where(
+            SETTINGS.c.learner_id == learner_id))
+        return DEFAULT_RETENTION if value is None else float(value)
+
+    def put_retention(self, learner_id: int, retention: float, now: datetime) -> None:
+        """Set the learner's desired retention (checked by the caller)."""
+        changed = self.connection.execute(
+            update(SETTINGS).where(SETTINGS.c.learner_id == learner_id)
+            .values(desired_retention=retention, updated_at=now)).rowcount
+        if not changed:
+            self.connection.execute(insert(SETTINGS), {"learner_id": learner_id,
+                                               "desired_retention": retention, "updated_at": now})
+
+    def review_log(self, lesson: str | None = None,
+                   learner_id: int | None = None, vouched_only: bool = False
+                   ) -> dict[int, list[LoggedReview]]:
+        """Read the review log (of one lesson, of one learner), by learner, in review order.
+
+        ``vouched_only`` leaves out the reviews an import brought that no one vouches for.
+        """
+        query = (select(LOGS.c.learner_id, LOGS.c.card_id, LOGS.c.reviewed_at, LOGS.c.rating)
+                 .select_from(LOGS.join(CARDS, CARDS.c.id == LOGS.c.card_id))
+                 .order_by(LOGS.c.card_id, LOGS.c.reviewed_at, LOGS.c.id))
+        if lesson is not None:
+            query = query.where(CARDS.c.lesson == lesson)
+        if learner_id is not None:
+            query = query.where(LOGS.c.learner_id == learner_id)
+        if vouched_only:
+            query = query.where(LOGS.c.vouched.is_(True))
+        by_learner: dict[int, list[LoggedReview]] = {}
+        for learner, card, reviewed_at, rating in self.connection.execute(query):
+            by_learner.setdefault(learner, []).append(LoggedReview(card, reviewed_at, rating))
+        return by_learner
+
+    def logged_cards(self, learner_id: int, lesson: str | None = None
+                     ) -> list[LoggedCard]:
+        """Read a learner's cards (of one lesson) that have reviews, each with its log."""
+        card_query = select(CARDS.c.id, CARDS.c.lesson, CARDS.c.state, CARDS.c.step,
+                            CARDS.c.stability, CARDS.c.difficulty, CARDS.c.due,
+                            CARDS.c.last_review).where(CARDS.c.learner_id == learner_id)
+        if lesson is not None:
+            card_query = card_query.where(CARDS.c.lesson == lesson)
+        cards = {row[0]: row for row in self.connection.execute(card_query)}
+        logs: dict[int, list[LoggedReviewRow]] = {}
+        for row in self.connection.execute(
+                select(LOGS.c.id, LOGS.c.card_id, LOGS.c.rating, LOGS.c.reviewed_at,
+                       LOGS.c.state_before, LOGS.c.step_before, LOGS.c.stability_before,
+                       LOGS.c.difficulty_before, LOGS.c.due_before, LOGS.c.last_review_before)
+                .where(LOGS.c.learner_id == learner_id)
+                .order_by(LOGS.c.card_id, LOGS.c.reviewed_at, LOGS.c.id)):
+            if row[1] in cards:
+                logs.setdefault(row[1], []).append(
+                    LoggedReviewRow(row[0], row[2], row[3], card_state(row[4:])))
+        return [LoggedCard(card_id, cards[card_id][1], card_state(cards[card_id][2:]), tuple(rows))
+                for card_id, rows in sorted(logs.items())]
+
+    def write_rescheduled(self, logs: Iterable[tuple[int, CardState]],
+                          cards: Iterable[tuple[int, CardState]]) -> None:
+        """Write replayed states: each log row's state before its review, each card's after."""
+        log_rows = [{"b_log": log_id, "state_before": s.state, "step_before": s.step,
+                     "stability_before": s.stability, "difficulty_before": s.difficulty,
+                     "due_before": s.due, "last_review_before": s.last_review}
+                    for log_id, s in logs]
+        card_rows = [{"b_card": card_id, "state": s.state, "step": s.step,
+                      "stability": s.stability, "difficulty": s.difficulty, "due": s.due,
+                      "last_review": s.last_review} for card_id, s in cards]
+        connection = self.connection
+        if log_rows:
+            connection.execute(UPDATE_LOG_BEFORE, log_rows)
+        if card_rows:
+            connection.execute(UPDATE_CARD_STATE, card_rows)

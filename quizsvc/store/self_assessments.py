@@ -6,51 +6,82 @@ Opinions, not evidence: nothing here touches attempts, cards or mastery.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import delete, select
-from sqlalchemy.orm import Session
+from sqlalchemy import bindparam, delete, insert, select, update
 
-from quizsvc.store.models import SelfAssessment
+from quizsvc.store.models import SelfAssessment, table
+from quizsvc.store.repository import Repository
 
-
-def of_browser(db: Session, browser_id: int) -> Sequence[SelfAssessment]:
-    """List a browser's self-assessments by ref."""
-    return db.scalars(select(SelfAssessment).where(SelfAssessment.browser_id == browser_id)
-                      .order_by(SelfAssessment.ref)).all()
-
-
-def one(db: Session, browser_id: int, ref: str) -> SelfAssessment | None:
-    """Return a browser's rating of ``ref`` (None: it has none)."""
-    return db.scalars(select(SelfAssessment).where(SelfAssessment.browser_id == browser_id,
-                                                   SelfAssessment.ref == ref)).first()
+SELF_ASSESSMENTS = table(SelfAssessment)
+COLUMNS = ("ref", "ref_kind", "rating", "note", "updated_at")
+ONE = select(SELF_ASSESSMENTS).where(SELF_ASSESSMENTS.c.browser_id == bindparam("b_browser"),
+                                     SELF_ASSESSMENTS.c.ref == bindparam("b_ref"))
 
 
-def put(db: Session, browser_id: int, ref: str, ref_kind: str, rating: int, note: str | None,
-        now: datetime) -> tuple[SelfAssessment, bool]:
-    """Set a browser's rating of ``ref``; return the row and whether it was created."""
-    row = one(db, browser_id, ref)
-    created = row is None
-    if row is None:
-        row = SelfAssessment(browser_id=browser_id, ref=ref, ref_kind=ref_kind)
-        db.add(row)
-    row.rating = rating
-    row.note = note
-    row.updated_at = now
-    db.flush()
-    return row, created
+@dataclass(frozen=True)
+class StoredSelfAssessment:
+    """One stored self-assessment."""
+
+    ref: str
+    ref_kind: str
+    rating: int
+    note: str | None
+    updated_at: datetime
 
 
-def remove(db: Session, browser_id: int, ref: str | None = None) -> int:
-    """Delete a browser's rating of ``ref`` (of every ref when None); return how many."""
-    condition = [SelfAssessment.browser_id == browser_id]
-    if ref is not None:
-        condition.append(SelfAssessment.ref == ref)
-    return db.connection().execute(delete(SelfAssessment).where(*condition)).rowcount or 0
+def stored(row: object) -> StoredSelfAssessment:
+    """Return a row of the table as a ``StoredSelfAssessment``."""
+    return StoredSelfAssessment(*(getattr(row, name) for name in COLUMNS))
 
 
-def ratings(db: Session, browser_id: int) -> dict[str, int]:
-    """Return a browser's ratings by ref."""
-    rows = db.execute(select(SelfAssessment.ref, SelfAssessment.rating)
-                      .where(SelfAssessment.browser_id == browser_id))
-    return {ref: rating for ref, rating in rows}
+class SelfAssessmentRepository(Repository):
+    """Keep each browser's self-assessments."""
+
+    def of_browser(self, browser_id: int) -> Sequence[StoredSelfAssessment]:
+        """List a browser's self-assessments by ref."""
+        rows = self.connection.execute(
+            select(SELF_ASSESSMENTS).where(SELF_ASSESSMENTS.c.browser_id == browser_id)
+            .order_by(SELF_ASSESSMENTS.c.ref))
+        return [stored(row) for row in rows]
+
+    def one(self, browser_id: int, ref: str) -> StoredSelfAssessment | None:
+        """Return a browser's rating of ``ref`` (None: it has none)."""
+        row = self.connection.execute(ONE, {"b_browser": browser_id, "b_ref": ref}).first()
+        return None if row is None else stored(row)
+
+    def put(self, browser_id: int, ref: str, ref_kind: str, rating: int, note: str | None,
+            now: datetime) -> tuple[StoredSelfAssessment, bool]:
+        """Set a browser's rating of ``ref``; return it and whether it was created."""
+        values = {"rating": rating, "note": note, "updated_at": now}
+        changed = self.connection.execute(
+            update(SELF_ASSESSMENTS)
+            .where(SELF_ASSESSMENTS.c.browser_id == browser_id, SELF_ASSESSMENTS.c.ref == ref)
+            .values(values)).rowcount
+        if not changed:
+            self.connection.execute(insert(SELF_ASSESSMENTS).values(
+                browser_id=browser_id, ref=ref, ref_kind=ref_kind, **values))
+        found = self.one(browser_id, ref)
+        assert found is not None
+        return found, not changed
+
+    def add_many(self, browser_id: int, rows: Sequence[dict[str, object]]) -> None:
+        """Insert self-assessments (``COLUMNS`` each) for a browser (an import)."""
+        if rows:
+            self.connection.execute(insert(SELF_ASSESSMENTS),
+                                    [{"browser_id": browser_id, **row} for row in rows])
+
+    def remove(self, browser_id: int, ref: str | None = None) -> int:
+        """Delete a browser's rating of ``ref`` (of every ref when None); return how many."""
+        condition = [SELF_ASSESSMENTS.c.browser_id == browser_id]
+        if ref is not None:
+            condition.append(SELF_ASSESSMENTS.c.ref == ref)
+        return self.connection.execute(delete(SELF_ASSESSMENTS).where(*condition)).rowcount or 0
+
+    def ratings(self, browser_id: int) -> dict[str, int]:
+        """Return a browser's ratings by ref."""
+        rows = self.connection.execute(
+            select(SELF_ASSESSMENTS.c.ref, SELF_ASSESSMENTS.c.rating)
+            .where(SELF_ASSESSMENTS.c.browser_id == browser_id))
+        return {ref: rating for ref, rating in rows}

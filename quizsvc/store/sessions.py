@@ -14,9 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import bindparam, delete, exists, func, insert, literal, select, update
-from sqlalchemy.orm import Session
 
-from quizsvc.store.database import dialect_of
 from quizsvc.store.models import (
     Attempt,
     Mastery,
@@ -27,6 +25,7 @@ from quizsvc.store.models import (
     StudySession,
     table,
 )
+from quizsvc.store.repository import Repository, Stale
 
 SESSIONS, ITEMS = table(StudySession), table(SessionItem)
 SERVED = table(ServedVariant)
@@ -73,28 +72,7 @@ class NextItem:
     served_at: datetime | None
 
 
-def create_session(db: Session, session: StoredSession,
-                   picked: Sequence[tuple[str, str]]) -> None:
-    """Store a new session and its items (``picked``: question id and reason, in order)."""
-    db.execute(insert(SESSIONS).values(id=session.id, learner_id=session.learner_id,
-                                       lesson=session.lesson, mode=session.mode,
-                                       size=session.size, created_at=session.created_at))
-    if picked:
-        db.execute(insert(ITEMS), [
-            {"session_id": session.id, "position": position, "question_id": question_id,
-             "reason": reason}
-            for position, (question_id, reason) in enumerate(picked, start=1)])
-
-
 SESSION_BY_ID = select(SESSIONS).where(SESSIONS.c.id == bindparam("b_session"))
-
-
-def session_of(db: Session, learner_id: int, session_id: str) -> StoredSession | None:
-    """Return one of this learner's sessions (None: unknown, or another learner's)."""
-    row = db.execute(SESSION_BY_ID, {"b_session": session_id}).first()
-    if row is None or row.learner_id != learner_id:
-        return None
-    return StoredSession(row.id, row.learner_id, row.lesson, row.mode, row.size, row.created_at)
 
 
 @dataclass(frozen=True)
@@ -146,20 +124,6 @@ SESSION_STATE = (
     .order_by(ITEMS.c.position))
 
 
-def session_state(db: Session, learner_id: int, session_id: str) -> SessionState | None:
-    """Read one of this learner's sessions with its items (None: unknown, or another's)."""
-    rows = db.execute(SESSION_STATE, {"b_session": session_id}).all()
-    if not rows or rows[0].learner_id != learner_id:
-        return None
-    first = rows[0]
-    session = StoredSession(first.id, first.learner_id, first.lesson, first.mode, first.size,
-                            first.created_at)
-    return SessionState(session, tuple(
-        ItemState(row.item_id, row.position, row.question_id, row.reason, row.variant_id,
-                  row.seed, row.served_at, bool(row.answered))
-        for row in rows if row.item_id is not None))
-
-
 RECENTLY_REVEALED = 8  # a question's latest revealed mistakes that serving steers away from
 
 REVEALED_MISTAKES = (
@@ -169,39 +133,6 @@ REVEALED_MISTAKES = (
            ATTEMPTS.c.correct.is_(False), ATTEMPTS.c.revealed_at.is_not(None),
            ATTEMPTS.c.content_key.is_not(None))
     .order_by(ATTEMPTS.c.revealed_at.desc(), ATTEMPTS.c.id.desc()).limit(RECENTLY_REVEALED))
-
-
-def revealed_mistakes(db: Session, learner_id: int, question_id: str) -> tuple[str, ...]:
-    """Return what the learner's latest wrong answers to a question asked, once revealed
-    (content keys, latest first): the learner has read their answers."""
-    return tuple(dict.fromkeys(db.scalars(REVEALED_MISTAKES, {"b_learner": learner_id,
-                                                              "b_question": question_id})))
-
-
-def serve_item(db: Session, item_id: int, variant: dict[str, Any]) -> bool:
-    """Store a served variant (``served_variant`` columns) and point the item at it, unless
-    another request served the item first; return whether this one did.
-
-    On PostgreSQL it is one statement, atomic by itself (the caller may run it in
-    autocommit): the item is claimed and the variant inserted only if the claim held, the
-    foreign key checked at the statement's end. On SQLite the caller's transaction, begun
-    IMMEDIATE, holds the writer lock: the variant goes in first, then the claim.
-    """
-    conn = db.connection()
-    if dialect_of(db) == "postgresql":
-        claimed = (update(ITEMS)
-                   .where(ITEMS.c.id == item_id, ITEMS.c.variant_id.is_(None))
-                   .values(variant_id=variant["id"]).returning(ITEMS.c.id).cte("claimed"))
-        columns = list(variant)
-        rows = select(*(literal(variant[name], SERVED.c[name].type).label(name)
-                        for name in columns)).where(exists(select(claimed.c.id)))
-        inserted = conn.execute(insert(SERVED).from_select(columns, rows).add_cte(claimed)
-                                .returning(SERVED.c.id))
-        return inserted.first() is not None
-    conn.execute(insert(SERVED).values(variant))
-    return bool(conn.execute(update(ITEMS).where(ITEMS.c.id == item_id,
-                                               ITEMS.c.variant_id.is_(None))
-                           .values(variant_id=variant["id"])).rowcount)
 
 
 @dataclass(frozen=True)
@@ -225,91 +156,160 @@ class ItemOutcome:
     mastered_at: datetime | None
 
 
-def session_outcomes(db: Session, learner_id: int, session_id: str) -> list[ItemOutcome]:
-    """List a learner's session items in order with their outcomes, in one read."""
-    rows = db.execute(
-        select(ITEMS.c.position, ITEMS.c.question_id, ITEMS.c.reason, ITEMS.c.variant_id,
-               ATTEMPTS.c.id.label("attempt_id"), ATTEMPTS.c.graded, ATTEMPTS.c.correct,
-               ATTEMPTS.c.score, ATTEMPTS.c.closed_book, ATTEMPTS.c.revealed_at,
-               LOGS.c.rating, CARDS.c.due, MASTERY.c.mastered, MASTERY.c.mastered_at)
-        .select_from(
-            ITEMS.join(SESSIONS, SESSIONS.c.id == ITEMS.c.session_id)
-            .outerjoin(ATTEMPTS, ATTEMPTS.c.variant_id == ITEMS.c.variant_id)
-            .outerjoin(LOGS, LOGS.c.attempt_id == ATTEMPTS.c.id)
-            .outerjoin(CARDS, (CARDS.c.learner_id == SESSIONS.c.learner_id)
-                       & (CARDS.c.question_id == ITEMS.c.question_id))
-            .outerjoin(MASTERY, (MASTERY.c.learner_id == SESSIONS.c.learner_id)
-                       & (MASTERY.c.question_id == ITEMS.c.question_id)))
-        .where(ITEMS.c.session_id == session_id, SESSIONS.c.learner_id == learner_id)
-        .order_by(ITEMS.c.position))
-    return [ItemOutcome(row.position, row.question_id, row.reason, row.variant_id is not None,
-                        row.attempt_id, row.graded,
-                        row.correct, row.score, row.closed_book, row.revealed_at is not None,
-                        row.rating, row.due, row.mastered, row.mastered_at) for row in rows]
+class SessionRepository(Repository):
+    """Keep study sessions, their items and the variants served for them."""
 
+    def create_session(self, session: StoredSession,
+                       picked: Sequence[tuple[str, str]]) -> None:
+        """Store a new session and its items (``picked``: question id and reason, in order)."""
+        self.connection.execute(insert(SESSIONS).values(id=session.id,
+                                                        learner_id=session.learner_id,
+                                           lesson=session.lesson, mode=session.mode,
+                                           size=session.size, created_at=session.created_at))
+        if picked:
+            self.connection.execute(insert(ITEMS), [
+                {"session_id": session.id, "position": position, "question_id": question_id,
+                 "reason": reason}
+                for position, (question_id, reason) in enumerate(picked, start=1)])
 
-def mark_open_book(db: Session, learner_id: int, lesson: str | None = None) -> int:
-    """Mark this learner's open variants (of ``lesson``, or all) open-book; return how many.
+    def session_of(self, learner_id: int, session_id: str) -> StoredSession | None:
+        """Return one of this learner's sessions (None: unknown, or another learner's)."""
+        row = self.connection.execute(SESSION_BY_ID, {"b_session": session_id}).first()
+        if row is None or row.learner_id != learner_id:
+            return None
+        return StoredSession(row.id, row.learner_id, row.lesson, row.mode, row.size, row.created_at)
 
-    An open-book answer is still graded but never counts toward mastery.
-    """
-    condition = [SERVED.c.learner_id == learner_id, SERVED.c.answered.is_(False),
-                 SERVED.c.open_book.is_(False)]
-    if lesson is not None:
-        condition.append(SERVED.c.lesson == lesson)
-    return db.connection().execute(update(SERVED).where(*condition)
-                                   .values(open_book=True)).rowcount or 0
+    def session_state(self, learner_id: int, session_id: str) -> SessionState | None:
+        """Read one of this learner's sessions with its items (None: unknown, or another's)."""
+        rows = self.connection.execute(SESSION_STATE, {"b_session": session_id}).all()
+        if not rows or rows[0].learner_id != learner_id:
+            return None
+        first = rows[0]
+        session = StoredSession(first.id, first.learner_id, first.lesson, first.mode, first.size,
+                                first.created_at)
+        return SessionState(session, tuple(
+            ItemState(row.item_id, row.position, row.question_id, row.reason, row.variant_id,
+                      row.seed, row.served_at, bool(row.answered))
+            for row in rows if row.item_id is not None))
 
+    def revealed_mistakes(self, learner_id: int, question_id: str) -> tuple[str, ...]:
+        """Return what the learner's latest wrong answers to a question asked, once revealed
+        (content keys, latest first): the learner has read their answers."""
+        found = self.connection.scalars(REVEALED_MISTAKES, {"b_learner": learner_id,
+                                                            "b_question": question_id})
+        return tuple(dict.fromkeys(found))
 
-def open_variants(db: Session, learner_id: int, lesson: str | None = None) -> int:
-    """Count this learner's open closed-book variants (of ``lesson``, or all)."""
-    condition = [SERVED.c.learner_id == learner_id, SERVED.c.answered.is_(False),
-                 SERVED.c.open_book.is_(False)]
-    if lesson is not None:
-        condition.append(SERVED.c.lesson == lesson)
-    return db.scalar(select(func.count()).select_from(SERVED).where(*condition)) or 0
+    def serve_item(self, item_id: int, variant: dict[str, Any]) -> None:
+        """Store a served variant (``served_variant`` columns) and point the item at it; raise
+        ``Stale`` (writing nothing) when another request served the item first.
 
+        On PostgreSQL it is one statement, atomic by itself (the unit of work's ``statement``
+        runs it in autocommit): the item is claimed and the variant inserted only if the claim
+        held, the foreign key checked at the statement's end. On SQLite the transaction, begun
+        IMMEDIATE, holds the writer lock: the variant goes in first, then the claim, and the
+        unit of work rolls the variant back on ``Stale``.
+        """
+        conn = self.connection
+        if self.dialect == "postgresql":
+            claimed = (update(ITEMS)
+                       .where(ITEMS.c.id == item_id, ITEMS.c.variant_id.is_(None))
+                       .values(variant_id=variant["id"]).returning(ITEMS.c.id).cte("claimed"))
+            columns = list(variant)
+            rows = select(*(literal(variant[name], SERVED.c[name].type).label(name)
+                            for name in columns)).where(exists(select(claimed.c.id)))
+            inserted = conn.execute(insert(SERVED).from_select(columns, rows).add_cte(claimed)
+                                    .returning(SERVED.c.id))
+            if inserted.first() is None:
+                raise Stale(item_id)
+            return
+        conn.execute(insert(SERVED).values(variant))
+        if not conn.execute(update(ITEMS).where(ITEMS.c.id == item_id,
+                                                ITEMS.c.variant_id.is_(None))
+                            .values(variant_id=variant["id"])).rowcount:
+            raise Stale(item_id)
 
-def session_of_open_variant(db: Session, learner_id: int, lesson: str | None = None
-                            ) -> str | None:
-    """Return the session of this learner's latest open closed-book variant (of ``lesson``)."""
-    condition = [SERVED.c.learner_id == learner_id, SERVED.c.answered.is_(False),
-                 SERVED.c.open_book.is_(False)]
-    if lesson is not None:
-        condition.append(SERVED.c.lesson == lesson)
-    found: str | None = db.scalar(
-        select(ITEMS.c.session_id)
-        .select_from(ITEMS.join(SERVED, SERVED.c.id == ITEMS.c.variant_id))
-        .where(*condition).order_by(SERVED.c.served_at.desc()).limit(1))
-    return found
+    def session_outcomes(self, learner_id: int, session_id: str) -> list[ItemOutcome]:
+        """List a learner's session items in order with their outcomes, in one read."""
+        rows = self.connection.execute(
+            select(ITEMS.c.position, ITEMS.c.question_id, ITEMS.c.reason, ITEMS.c.variant_id,
+                   ATTEMPTS.c.id.label("attempt_id"), ATTEMPTS.c.graded, ATTEMPTS.c.correct,
+                   ATTEMPTS.c.score, ATTEMPTS.c.closed_book, ATTEMPTS.c.revealed_at,
+                   LOGS.c.rating, CARDS.c.due, MASTERY.c.mastered, MASTERY.c.mastered_at)
+            .select_from(
+                ITEMS.join(SESSIONS, SESSIONS.c.id == ITEMS.c.session_id)
+                .outerjoin(ATTEMPTS, ATTEMPTS.c.variant_id == ITEMS.c.variant_id)
+                .outerjoin(LOGS, LOGS.c.attempt_id == ATTEMPTS.c.id)
+                .outerjoin(CARDS, (CARDS.c.learner_id == SESSIONS.c.learner_id)
+                           & (CARDS.c.question_id == ITEMS.c.question_id))
+                .outerjoin(MASTERY, (MASTERY.c.learner_id == SESSIONS.c.learner_id)
+                           & (MASTERY.c.question_id == ITEMS.c.question_id)))
+            .where(ITEMS.c.session_id == session_id, SESSIONS.c.learner_id == learner_id)
+            .order_by(ITEMS.c.position))
+        return [ItemOutcome(row.position, row.question_id, row.reason, row.variant_id is not None,
+                            row.attempt_id, row.graded,
+                            row.correct, row.score, row.closed_book, row.revealed_at is not None,
+                            row.rating, row.due, row.mastered, row.mastered_at) for row in rows]
 
+    def mark_open_book(self, learner_id: int, lesson: str | None = None) -> int:
+        """Mark this learner's open variants (of ``lesson``, or all) open-book; return how many.
 
-def drop_oldest_unfinished(db: Session, learner_id: int, keep: int) -> int:
-    """Delete this learner's oldest unfinished sessions beyond ``keep``; return how many.
+        An open-book answer is still graded but never counts toward mastery.
+        """
+        condition = [SERVED.c.learner_id == learner_id, SERVED.c.answered.is_(False),
+                     SERVED.c.open_book.is_(False)]
+        if lesson is not None:
+            condition.append(SERVED.c.lesson == lesson)
+        return self.connection.execute(update(SERVED).where(*condition)
+                                       .values(open_book=True)).rowcount or 0
 
-    Their variants served and never answered go too (nothing refers to them); answered ones
-    stay with their attempts. A session is unfinished while one of its items has no answered
-    variant.
-    """
-    unfinished = (
-        select(SESSIONS.c.id)
-        .where(SESSIONS.c.learner_id == learner_id,
-               select(ITEMS.c.id)
-               .select_from(ITEMS.outerjoin(SERVED, SERVED.c.id == ITEMS.c.variant_id))
-               .where(ITEMS.c.session_id == SESSIONS.c.id,
-                      ITEMS.c.variant_id.is_(None) | SERVED.c.answered.is_(False))
-               .exists())
-        .order_by(SESSIONS.c.created_at.desc(), SESSIONS.c.id.desc())
-        .offset(keep))
-    doomed = list(db.scalars(unfinished))
-    if not doomed:
-        return 0
-    conn = db.connection()
-    open_variants = select(ITEMS.c.variant_id).where(ITEMS.c.session_id.in_(doomed),
-                                                    ITEMS.c.variant_id.is_not(None))
-    variant_ids = [v for v in db.scalars(open_variants)]
-    conn.execute(delete(SESSIONS).where(SESSIONS.c.id.in_(doomed)))
-    if variant_ids:
-        conn.execute(delete(SERVED).where(SERVED.c.id.in_(variant_ids),
-                                          SERVED.c.answered.is_(False)))
-    return len(doomed)
+    def open_variants(self, learner_id: int, lesson: str | None = None) -> int:
+        """Count this learner's open closed-book variants (of ``lesson``, or all)."""
+        condition = [SERVED.c.learner_id == learner_id, SERVED.c.answered.is_(False),
+                     SERVED.c.open_book.is_(False)]
+        if lesson is not None:
+            condition.append(SERVED.c.lesson == lesson)
+        return self.connection.scalar(
+            select(func.count()).select_from(SERVED).where(*condition)) or 0
+
+    def session_of_open_variant(self, learner_id: int, lesson: str | None = None
+                                ) -> str | None:
+        """Return the session of this learner's latest open closed-book variant (of ``lesson``)."""
+        condition = [SERVED.c.learner_id == learner_id, SERVED.c.answered.is_(False),
+                     SERVED.c.open_book.is_(False)]
+        if lesson is not None:
+            condition.append(SERVED.c.lesson == lesson)
+        found: str | None = self.connection.scalar(
+            select(ITEMS.c.session_id)
+            .select_from(ITEMS.join(SERVED, SERVED.c.id == ITEMS.c.variant_id))
+            .where(*condition).order_by(SERVED.c.served_at.desc()).limit(1))
+        return found
+
+    def drop_oldest_unfinished(self, learner_id: int, keep: int) -> int:
+        """Delete this learner's oldest unfinished sessions beyond ``keep``; return how many.
+
+        Their variants served and never answered go too (nothing refers to them); answered ones
+        stay with their attempts. A session is unfinished while one of its items has no answered
+        variant.
+        """
+        unfinished = (
+            select(SESSIONS.c.id)
+            .where(SESSIONS.c.learner_id == learner_id,
+                   select(ITEMS.c.id)
+                   .select_from(ITEMS.outerjoin(SERVED, SERVED.c.id == ITEMS.c.variant_id))
+                   .where(ITEMS.c.session_id == SESSIONS.c.id,
+                          ITEMS.c.variant_id.is_(None) | SERVED.c.answered.is_(False))
+                   .exists())
+            .order_by(SESSIONS.c.created_at.desc(), SESSIONS.c.id.desc())
+            .offset(keep))
+        doomed = list(self.connection.scalars(unfinished))
+        if not doomed:
+            return 0
+        conn = self.connection
+        open_variants = select(ITEMS.c.variant_id).where(ITEMS.c.session_id.in_(doomed),
+                                                        ITEMS.c.variant_id.is_not(None))
+        variant_ids = [v for v in self.connection.scalars(open_variants)]
+        conn.execute(delete(SESSIONS).where(SESSIONS.c.id.in_(doomed)))
+        if variant_ids:
+            conn.execute(delete(SERVED).where(SERVED.c.id.in_(variant_ids),
+                                              SERVED.c.answered.is_(False)))
+        return len(doomed)

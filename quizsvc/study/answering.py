@@ -1,15 +1,17 @@
 """Grade answers once per Idempotency-Key, explain wrong ones, and show what was earned.
 
 1. ``submit`` grades an answer to a served variant: one read (the answers repository's
-   snapshot), the decisions in pure functions (``bank`` grades, ``review.outcome`` reviews and
-   judges mastery), one conditional write. If another transaction of the learner's got in
-   between, the same steps run again under the learner lock. A retry with the same key and
-   body returns the first result (``replayed``); a wrong graded answer is reviewed Again at
-   once, a right one Good until the learner picks Hard or Easy (``quizsvc.study.reviews``).
+   snapshot), the decisions in pure functions (``grade_answer``, then ``decide``, which calls
+   ``review.outcome`` to review and judge mastery), one conditional write. If another
+   transaction of the learner's got in between (``Stale``), the same steps run again under
+   the learner's lock. A retry with the same key and body returns the first result
+   (``replayed``); a wrong graded answer is reviewed Again at once, a right one Good until
+   the learner picks Hard or Easy (``quizsvc.study.reviews``).
 2. After a wrong answer the correct answer, solution, misconception and lesson link stay
    withheld until ``explain_attempt`` records why it was wrong.
 
-Each function is one use case and commits once.
+Each function is one use case; it names its transactions' shapes (``ctx.uow``) and never
+commits or rolls back.
 """
 
 from __future__ import annotations
@@ -17,22 +19,24 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from datetime import datetime
-from types import SimpleNamespace
 from typing import Any
 
 from sqlalchemy.exc import IntegrityError
 
 from quizsvc.bank.answer_key import AnswerKey
 from quizsvc.bank.catalog import ModelStep
-from quizsvc.bank.model import Misconception, QuestionKind, Text
+from quizsvc.bank.model import Grade, Misconception, QuestionKind, Text
+from quizsvc.bank.teaching import Teaching
 from quizsvc.errors import N_, Conflict, Gone, Invalid, NotFound
 from quizsvc.review import outcome
 from quizsvc.review.mastery import GradedAttempt, practice_after_reveal, variant_identity
 from quizsvc.review.scheduling import ReviewRating
-from quizsvc.store import answers
-from quizsvc.store.models import Attempt
+from quizsvc.store.answer_rows import AnswerWrite, NewAttempt
+from quizsvc.store.answers import AnswerSnapshot, KeyedAttempt, StoredAttempt
+from quizsvc.store.repository import Stale
 from quizsvc.study.bank_index import GRADED_KINDS
 from quizsvc.study.context import Context
 from quizsvc.study.limits import MAX_EXPLANATION, MAX_IDEMPOTENCY_KEY, MAX_TEXT_ANSWER
@@ -124,7 +128,8 @@ def rating_choices(graded: bool, correct: bool | None, origin: str = "graded"
     return ("hard", "good", "easy") if correct else ()
 
 
-def answer_key_of(ctx: Context, question_id: str, seed: int, sealed: str | None) -> AnswerKey:
+def answer_key_of(bank: Teaching, question_id: str, seed: int, sealed: str | None
+                  ) -> AnswerKey:
     """Return a variant's sealed answer key: the stored one, else rebuilt from the bank.
 
     Variants served before keys were stored (or whose key format has changed since) are
@@ -136,7 +141,7 @@ def answer_key_of(ctx: Context, question_id: str, seed: int, sealed: str | None)
         except ValueError:
             log.warning("question %s: unreadable answer key; rebuilding the variant",
                         question_id)
-    return AnswerKey.from_variant(ctx.bank.variant(question_id, seed))
+    return AnswerKey.from_variant(bank.variant(question_id, seed))
 
 
 def attempt_view(ctx: Context, attempt: Any, key: AnswerKey | None, rating: int | None,
@@ -179,7 +184,7 @@ def explainable(attempt: Any) -> bool:
                 and getattr(attempt, "origin", "graded") == "graded")
 
 
-def stored_key(ctx: Context, attempt: Attempt) -> AnswerKey | None:
+def stored_key(ctx: Context, attempt: StoredAttempt) -> AnswerKey | None:
     """Return the answer key of a stored attempt's variant (None once the bank moved on)."""
     if attempt.bank_version != str(ctx.bank.version):
         return None
@@ -213,70 +218,98 @@ def check_idempotency_key(idempotency_key: str) -> None:
 
 
 @dataclass(frozen=True)
-class Decided:
-    """An answer graded, reviewed and judged: the rows to write and what the view shows."""
+class Graded:
+    """An answer read against its variant's key: the grade (None for a self-rated card, whose
+    ``answer`` is then the checked text, or None for a flashcard)."""
 
-    write: answers.AnswerWrite
     key: AnswerKey
-    rating: int | None
-    per_element: tuple[bool, ...]
+    answer: Any
+    grade: Grade | None
 
 
-def decide(ctx: Context, snapshot: answers.AnswerSnapshot, answer: Any, idempotency_key: str,
-           digest: str) -> Decided:
-    """Grade ``answer`` and decide every row it writes (raises ``Invalid`` if unreadable).
-
-    Runs in the snapshot's read: the mastery policy may need the question's current run.
-    """
-    key = answer_key_of(ctx, snapshot.question_id, snapshot.seed, snapshot.answer_key)
+def grade_answer(bank: Teaching, snapshot: AnswerSnapshot, answer: Any) -> Graded:
+    """Read ``answer`` against the snapshot's variant (raises ``Invalid`` if unreadable)."""
+    key = answer_key_of(bank, snapshot.question_id, snapshot.seed, snapshot.answer_key)
     kind = QuestionKind(snapshot.kind)
-    graded = kind in GRADED_KINDS
-    duration_ms = max(0, int((ctx.now - snapshot.served_at).total_seconds() * 1000))
-    practice = graded and practice_after_reveal(snapshot.last_wrong_reveal, ctx.now)
-    closed_book = not snapshot.open_book and not practice
-    values: dict[str, Any] = {
-        "learner_id": snapshot.learner_id, "variant_id": snapshot.variant_id,
-        "question_id": snapshot.question_id, "lesson": snapshot.lesson, "kind": snapshot.kind,
-        "seed": snapshot.seed, "bank_version": snapshot.bank_version, "graded": graded,
-        "correct": None, "score": None, "misconception_id": None,
-        "served_at": snapshot.served_at, "submitted_at": ctx.now, "duration_ms": duration_ms,
-        "closed_book": closed_book, "explanation": None, "explained_at": None,
-        "idempotency_key": idempotency_key, "request_digest": digest, "origin": "graded",
-        "content_key": snapshot.content_key, "practice": practice}
-    write = answers.AnswerWrite(snapshot.learner_id, snapshot.review_seq, snapshot.variant_id,
-                                snapshot.open_book, values)
-    if not graded:
-        values.update(answer=check_answer_shape(kind, answer), revealed_at=ctx.now)
-        return Decided(write, key, None, ())
-    grade = ctx.bank.grade_key(key, answer)
+    if kind not in GRADED_KINDS:
+        return Graded(key, check_answer_shape(kind, answer), None)
+    grade = bank.grade_key(key, answer)
     if grade.parse_template is not None:
         # The grader says why with a template and its params (the learner's text is a param,
         # so an answer such as "50%" is never read as a placeholder).
         raise Invalid("answer", grade.parse_template,
                       reason=grade.parse_reason or "unreadable_answer", params=grade.parse_params)
-    correct = bool(grade.correct)
-    values.update(answer=answer, correct=correct, score=float(grade.score),
-                  misconception_id=grade.misconception.id if grade.misconception else None,
-                  revealed_at=ctx.now if correct else None)
+    return Graded(key, answer, grade)
+
+
+def closed_book_of(snapshot: AnswerSnapshot, graded: Graded, now: datetime) -> bool:
+    """Tell whether the answer counts as closed-book: served closed-book, and not practice
+    right after its question's answer was revealed."""
+    return not snapshot.open_book and not practice_of(snapshot, graded, now)
+
+
+def practice_of(snapshot: AnswerSnapshot, graded: Graded, now: datetime) -> bool:
+    """Tell whether a graded answer comes too soon after a wrong answer's reveal to count."""
+    return graded.grade is not None and practice_after_reveal(snapshot.last_wrong_reveal, now)
+
+
+def run_needed(snapshot: AnswerSnapshot, graded: Graded, now: datetime) -> bool:
+    """Tell whether deciding the answer's mastery change needs the question's current run."""
+    return graded.grade is not None and outcome.history_needed(
+        snapshot.mastery, bool(graded.grade.correct), closed_book_of(snapshot, graded, now),
+        snapshot.right_closed_book_span, now)
+
+
+@dataclass(frozen=True)
+class Decided:
+    """An answer graded, reviewed and judged: the rows to write and what the view shows."""
+
+    write: AnswerWrite
+    key: AnswerKey
+    rating: int | None
+    per_element: tuple[bool, ...]
+
+
+def decide(snapshot: AnswerSnapshot, graded: Graded, run: Sequence[GradedAttempt],
+           now: datetime, idempotency_key: str, digest: str) -> Decided:
+    """Decide every row one answer writes: a pure function of what was read and the answer.
+
+    ``run`` is the question's current run of graded attempts when ``run_needed`` says so
+    (empty otherwise).
+    """
+    grade = graded.grade
+    correct = None if grade is None else bool(grade.correct)
+    practice = practice_of(snapshot, graded, now)
+    attempt = NewAttempt(
+        learner_id=snapshot.learner_id, variant_id=snapshot.variant_id,
+        question_id=snapshot.question_id, lesson=snapshot.lesson, kind=snapshot.kind,
+        seed=snapshot.seed, bank_version=snapshot.bank_version,
+        content_key=snapshot.content_key, served_at=snapshot.served_at, submitted_at=now,
+        duration_ms=max(0, int((now - snapshot.served_at).total_seconds() * 1000)),
+        answer=graded.answer, graded=grade is not None, correct=correct,
+        score=None if grade is None else float(grade.score),
+        misconception_id=grade.misconception.id if grade and grade.misconception else None,
+        closed_book=not snapshot.open_book and not practice, practice=practice,
+        revealed_at=now if grade is None or correct else None,
+        idempotency_key=idempotency_key, request_digest=digest)
+    if grade is None:  # a self-rated card is reviewed when rated
+        return Decided(AnswerWrite(snapshot.review_seq, snapshot.open_book, attempt),
+                       graded.key, None, ())
     card = snapshot.card
-    review = outcome.review_graded(card.state if card else None, correct, ctx.now,
+    review = outcome.review_graded(card.state if card else None, bool(correct), now,
                                    snapshot.settings)
-    run: list[GradedAttempt] = []
-    if outcome.history_needed(snapshot.mastery, correct, closed_book,
-                              snapshot.right_closed_book_span, ctx.now):
-        run = answers.read_run(ctx.db, snapshot.learner_id, snapshot.question_id)
     this_answer = GradedAttempt(
         outcome.NEW_ATTEMPT_ID,
         variant_identity(snapshot.content_key, snapshot.seed, snapshot.bank_version),
-        ctx.now, correct, closed_book)
-    change = outcome.mastery_change(snapshot.mastery, this_answer, run, ctx.now)
-    return Decided(answers.AnswerWrite(
-        snapshot.learner_id, snapshot.review_seq, snapshot.variant_id, snapshot.open_book,
-        values, card_id=card.id if card else None, review=review, mastery=change),
-        key, int(review.rating), tuple(grade.per_element))
+        now, bool(correct), attempt.closed_book)
+    change = outcome.mastery_change(snapshot.mastery, this_answer, run, now)
+    return Decided(AnswerWrite(snapshot.review_seq, snapshot.open_book, attempt,
+                               card_id=card.id if card else None, review=review,
+                               mastery=change),
+                   graded.key, int(review.rating), tuple(grade.per_element))
 
 
-def claimable(ctx: Context, snapshot: answers.AnswerSnapshot) -> bool:
+def claimable(ctx: Context, snapshot: AnswerSnapshot) -> bool:
     """Tell whether the snapshot is of this learner's unanswered variant from this bank."""
     return (snapshot.learner_id == ctx.learner_id and not snapshot.answered
             and snapshot.bank_version == str(ctx.bank.version))
@@ -289,50 +322,63 @@ def submit(ctx: Context, variant_id: str, answer: Any, idempotency_key: str) -> 
     with another body is 422; a second answer to an answered variant is 409. An answer the
     bank cannot parse is 422 on ``answer`` and costs no attempt.
 
-    Lock-free first: the snapshot is read holding no lock and the write is conditional on
-    ``review_seq``. A write that finds the snapshot stale writes nothing, and the answer is
-    redone under the learner lock, where it cannot go stale.
+    Lock-free first: the snapshot is read holding no lock and the write (one statement on
+    PostgreSQL) is conditional on ``review_seq``. A write that finds the snapshot stale writes
+    nothing, and the answer is redone under the learner's lock, where it cannot go stale.
     """
     check_idempotency_key(idempotency_key)
     digest = request_digest(variant_id, answer)
+    uow = ctx.uow
     for try_number in range(ANSWER_TRIES):
-        locked = try_number > 0
-        if locked:
-            answers.lock_learner(ctx.db, ctx.learner_id)
-        snapshot = answers.read_snapshot(ctx.db, variant_id)
-        if snapshot is None or not claimable(ctx, snapshot):
-            ctx.db.rollback()
-            return unclaimable(ctx, variant_id, idempotency_key, digest)
         try:
-            decided = decide(ctx, snapshot, answer, idempotency_key, digest)
-        except Invalid as unreadable:  # costs nothing; a retry of a used key is not unread
-            ctx.db.rollback()
-            return replay_or_raise(ctx, idempotency_key, digest, unreadable)
-        if not locked:
-            ctx.db.rollback()  # end the lock-free read: the write is a transaction of its own
-        try:
-            attempt_id = answers.write_answer(ctx.db, decided.write)
-        except IntegrityError:  # the key was used for another variant
-            ctx.db.rollback()
-            return replay_or_raise(ctx, idempotency_key, digest, Invalid(
-                "Idempotency-Key", N_("already used for a different request"),
-                location="headers", reason="idempotency_key_reused"))
-        if attempt_id is None:  # stale snapshot, or marked open-book meanwhile: redo
-            ctx.db.rollback()
+            if try_number == 0:
+                with uow.read():
+                    found = prepared(ctx, variant_id, answer, idempotency_key, digest)
+                if isinstance(found, AttemptView):
+                    return found
+                with uow.statement():
+                    return written(ctx, found)
+            with uow.locked(ctx.learner_id):
+                found = prepared(ctx, variant_id, answer, idempotency_key, digest)
+                return found if isinstance(found, AttemptView) else written(ctx, found)
+        except Stale:  # another change of the learner's got in between: redo, locked
             continue
-        if locked:
-            ctx.db.commit()
-        stored = SimpleNamespace(id=attempt_id, **decided.write.attempt)
-        return attempt_view(ctx, stored, decided.key, decided.rating, decided.per_element)
+        except IntegrityError:  # the key was used for another variant
+            with uow.read():
+                return replay_or_raise(ctx, idempotency_key, digest, Invalid(
+                    "Idempotency-Key", N_("already used for a different request"),
+                    location="headers", reason="idempotency_key_reused"))
     raise Conflict(N_("This answer kept colliding with the learner's other answers; send it "
                       "again."), reason="answer_collided")
+
+
+def prepared(ctx: Context, variant_id: str, answer: Any, idempotency_key: str, digest: str
+             ) -> Decided | AttemptView:
+    """Read and decide one answer, in the open transaction: what to write, or the answer a
+    request that cannot claim the variant gets (a replay; otherwise this raises)."""
+    snapshot = ctx.uow.answers.read_snapshot(variant_id)
+    if snapshot is None or not claimable(ctx, snapshot):
+        return unclaimable(ctx, variant_id, idempotency_key, digest)
+    try:
+        graded = grade_answer(ctx.bank, snapshot, answer)
+    except Invalid as unreadable:  # costs nothing; a retry of a used key is not unread
+        return replay_or_raise(ctx, idempotency_key, digest, unreadable)
+    run = (ctx.uow.answers.read_run(snapshot.learner_id, snapshot.question_id)
+           if run_needed(snapshot, graded, ctx.now) else [])
+    return decide(snapshot, graded, run, ctx.now, idempotency_key, digest)
+
+
+def written(ctx: Context, decided: Decided) -> AttemptView:
+    """Write a decided answer (``Stale`` if its snapshot was) and return its view."""
+    attempt_id = ctx.uow.answers.write_answer(decided.write)
+    stored = StoredAttempt(id=attempt_id, **decided.write.attempt.columns())
+    return attempt_view(ctx, stored, decided.key, decided.rating, decided.per_element)
 
 
 def replay_or_raise(ctx: Context, idempotency_key: str, digest: str, failure: Invalid
                     ) -> AttemptView:
     """Answer with the attempt stored under ``idempotency_key``, else raise ``failure``."""
-    earlier = answers.find_by_key(ctx.db, ctx.learner_id, idempotency_key)
-    ctx.db.commit()
+    earlier = ctx.uow.answers.find_by_key(ctx.learner_id, idempotency_key)
     if earlier is not None:
         return replay(ctx, earlier, digest)
     raise failure
@@ -342,11 +388,10 @@ def unclaimable(ctx: Context, variant_id: str, idempotency_key: str, digest: str
                 ) -> AttemptView:
     """Answer for a variant that could not be claimed: a retry gets the first result;
     otherwise 404 (unknown, or another learner's), 409 (answered) or 410 (older bank)."""
-    earlier = answers.find_by_key(ctx.db, ctx.learner_id, idempotency_key)
+    earlier = ctx.uow.answers.find_by_key(ctx.learner_id, idempotency_key)
     if earlier is not None:
         return replay(ctx, earlier, digest)
-    served = answers.variant_state(ctx.db, variant_id)
-    ctx.db.commit()
+    served = ctx.uow.answers.variant_state(variant_id)
     if served is None or served.learner_id != ctx.learner_id:
         raise NotFound(N_("No such variant."), reason="unknown_variant")
     if served.answered:
@@ -356,14 +401,12 @@ def unclaimable(ctx: Context, variant_id: str, idempotency_key: str, digest: str
                   "question again."), reason="bank_changed")
 
 
-def replay(ctx: Context, earlier: answers.KeyedAttempt, digest: str) -> AttemptView:
+def replay(ctx: Context, earlier: KeyedAttempt, digest: str) -> AttemptView:
     """Answer a retried attempt request with the first result, or refuse a reused key."""
     if earlier.request_digest != digest:
-        ctx.db.rollback()
         raise Invalid("Idempotency-Key", N_("already used for a different request"),
                       location="headers", reason="idempotency_key_reused")
     view = stored_view(ctx, owned_attempt(ctx, earlier.id))
-    ctx.db.commit()
     return AttemptView(**{**view.__dict__, "replayed": True})
 
 
@@ -374,33 +417,33 @@ def attempt_by_key(ctx: Context, idempotency_key: str) -> int | None:
     """
     if ctx.identity is None or not idempotency_key:
         return None
-    earlier = answers.find_by_key(ctx.db, ctx.identity.learner_id, idempotency_key)
-    ctx.db.commit()
+    with ctx.uow.read():
+        earlier = ctx.uow.answers.find_by_key(ctx.identity.learner_id, idempotency_key)
     return None if earlier is None else earlier.id
 
 
-def owned_attempt(ctx: Context, attempt_id: int) -> Attempt:
-    """Return one of this learner's attempts or raise ``NotFound``."""
+def owned_attempt(ctx: Context, attempt_id: int) -> StoredAttempt:
+    """Return one of this learner's attempts or raise ``NotFound`` (in the open transaction)."""
     found = None
     if ctx.identity is not None and 0 < attempt_id <= MAX_ROW_ID:
-        found = answers.attempt(ctx.db, ctx.identity.learner_id, attempt_id)
+        found = ctx.uow.answers.attempt(ctx.identity.learner_id, attempt_id)
     if found is None:
         raise NotFound(N_("No such attempt."), reason="unknown_attempt")
     return found
 
 
-def stored_view(ctx: Context, attempt: Attempt, rating: int | None = None) -> AttemptView:
+def stored_view(ctx: Context, attempt: StoredAttempt, rating: int | None = None
+                ) -> AttemptView:
     """Return the view of a stored attempt (its rating read unless given)."""
     if rating is None:
-        rating = answers.rating_of(ctx.db, attempt.id)
+        rating = ctx.uow.answers.rating_of(attempt.id)
     return attempt_view(ctx, attempt, stored_key(ctx, attempt), rating)
 
 
 def get_attempt(ctx: Context, attempt_id: int) -> AttemptView:
     """Return one of this learner's attempts (with its reveal if earned)."""
-    view = stored_view(ctx, owned_attempt(ctx, attempt_id))
-    ctx.db.commit()
-    return view
+    with ctx.uow.read():
+        return stored_view(ctx, owned_attempt(ctx, attempt_id))
 
 
 def attempt_question(ctx: Context, attempt_id: int) -> ServedQuestion | None:
@@ -411,12 +454,12 @@ def attempt_question(ctx: Context, attempt_id: int) -> ServedQuestion | None:
     attempt's reveal, which is earned. ``None`` when the bank has changed since (the variant
     can then no longer be rebuilt) or no longer has the question.
     """
-    answered = owned_attempt(ctx, attempt_id)
-    ctx.db.commit()
+    with ctx.uow.read():
+        answered = owned_attempt(ctx, attempt_id)
     return question_of(ctx, answered)
 
 
-def question_of(ctx: Context, answered: Attempt) -> ServedQuestion | None:
+def question_of(ctx: Context, answered: StoredAttempt) -> ServedQuestion | None:
     """Return the question a stored attempt answered, as it was served (no reads)."""
     q = ctx.index.questions.get(answered.question_id)
     if answered.bank_version != str(ctx.bank.version) or q is None:
@@ -425,7 +468,7 @@ def question_of(ctx: Context, answered: Attempt) -> ServedQuestion | None:
                        answered.served_at)
 
 
-def model_step_of(ctx: Context, answered: Attempt, lang: str) -> ModelStep | None:
+def model_step_of(ctx: Context, answered: StoredAttempt, lang: str) -> ModelStep | None:
     """Return the asked step as it ran and as the wrong model the answer matched replays it.
 
     Only once the reveal is earned, and only for a wrong model the ledger replays (a model
@@ -437,9 +480,8 @@ def model_step_of(ctx: Context, answered: Attempt, lang: str) -> ModelStep | Non
     key = stored_key(ctx, answered)
     if key is None or key.kind is not QuestionKind.NUMERIC:
         return None
-    step: ModelStep | None = ctx.bank.model_step(
-        answered.question_id, answered.seed, answered.misconception_id, lang, key.answer)
-    return step
+    return ctx.bank.model_step(answered.question_id, answered.seed, answered.misconception_id,
+                               lang, key.answer)
 
 
 def explain_attempt(ctx: Context, attempt_id: int, explanation: str) -> AttemptView:
@@ -451,17 +493,14 @@ def explain_attempt(ctx: Context, attempt_id: int, explanation: str) -> AttemptV
     if len(text) > MAX_EXPLANATION:
         raise Invalid("explanation", N_("at most %(max)s characters"),
                       reason="too_long", params={"max": MAX_EXPLANATION})
-    answers.lock_learner(ctx.db, ctx.learner_id)
-    attempt = owned_attempt(ctx, attempt_id)
-    if attempt.explanation is not None:
-        raise Conflict(N_("This attempt already has an explanation."),
-                       reason="already_explained")
-    if not explainable(attempt):
-        raise Conflict(N_("Only a wrong answer graded on this server takes an explanation."),
-                       reason="explanation_not_needed")
-    answers.record_explanation(ctx.db, attempt.id, text, ctx.now)
-    ctx.db.commit()
-    ctx.db.refresh(attempt)
-    view = stored_view(ctx, attempt)
-    ctx.db.commit()
-    return view
+    with ctx.uow.locked(ctx.learner_id):
+        attempt = owned_attempt(ctx, attempt_id)
+        if attempt.explanation is not None:
+            raise Conflict(N_("This attempt already has an explanation."),
+                           reason="already_explained")
+        if not explainable(attempt):
+            raise Conflict(N_("Only a wrong answer graded on this server takes an "
+                              "explanation."), reason="explanation_not_needed")
+        ctx.uow.answers.record_explanation(attempt.id, text, ctx.now)
+        return stored_view(ctx, replace(attempt, explanation=text, explained_at=ctx.now,
+                                        revealed_at=ctx.now))

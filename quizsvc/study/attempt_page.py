@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from quizsvc.bank.catalog import ModelStep
-from quizsvc.store.database import begin_read_only
 from quizsvc.study import answering, reviews
 from quizsvc.study.answering import AttemptView
 from quizsvc.study.context import Context
@@ -32,11 +31,10 @@ class AttemptPage:
 def attempt_page(ctx: Context, attempt_id: int, lang: str) -> AttemptPage:
     """Return one of this learner's attempts with all its page shows (``NotFound`` if it is
     not theirs); ``lang`` is the language of the wrong model's step tables."""
-    begin_read_only(ctx.db)
-    attempt = answering.owned_attempt(ctx, attempt_id)
-    result = answering.stored_view(ctx, attempt)
-    intervals = reviews.intervals_of(ctx, attempt) if result.rating_choices else {}
-    ctx.db.commit()
+    with ctx.uow.read():
+        attempt = answering.owned_attempt(ctx, attempt_id)
+        result = answering.stored_view(ctx, attempt)
+        intervals = reviews.intervals_of(ctx, attempt) if result.rating_choices else {}
     matched = result.reveal is not None and result.reveal.wrong_model is not None
     return AttemptPage(
         result=result,

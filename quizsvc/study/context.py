@@ -2,8 +2,9 @@
 
 Use cases take a ``Context`` instead of reading Flask globals, the wall clock or the global
 random generator, so they run the same from a JSON view, a server-rendered page, the CLI or a
-test with a fixed ``now`` and a seeded ``rng``. ``db`` is the request's ORM session, the unit
-of work the repositories in ``quizsvc.store`` run on; each use case commits it once.
+test with a fixed ``now`` and a seeded ``rng``. ``uow`` is the unit of work
+(``quizsvc.store.unit_of_work``): its repositories, and the transaction shapes a use case
+names; a use case never commits or rolls back.
 """
 
 from __future__ import annotations
@@ -11,10 +12,9 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
-from sqlalchemy.orm import Session
-
+from quizsvc.bank.teaching import Teaching
+from quizsvc.store.unit_of_work import UnitOfWork
 from quizsvc.study.bank_index import BankIndex
 from quizsvc.study.limits import Limits
 
@@ -37,8 +37,8 @@ class Context:
     and seals what this deployment vouches for (``quizsvc.study.seal``).
     """
 
-    db: Session
-    bank: Any
+    uow: UnitOfWork
+    bank: Teaching
     index: BankIndex
     identity: Identity | None
     now: datetime

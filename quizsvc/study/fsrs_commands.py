@@ -61,10 +61,9 @@ def report_lines(report: Any) -> list[str]:
 
 def run_optimize(args: argparse.Namespace) -> int:
     """Fit, store, reschedule, and print what was done (or why nothing was)."""
-    from sqlalchemy.orm import Session
-
     from quizsvc.store.commands import database_url
     from quizsvc.store.database import make_engine
+    from quizsvc.store.unit_of_work import UnitOfWork
     from quizsvc.study import fsrs_tuning
 
     if args.lesson is not None:
@@ -81,9 +80,8 @@ def run_optimize(args: argparse.Namespace) -> int:
             return 2
     engine = make_engine(database_url(args))
     try:
-        with Session(engine, expire_on_commit=False) as session:
-            report = fsrs_tuning.optimize(session, datetime.now(UTC), args.lesson,
-                                          args.min_reviews)
+        report = fsrs_tuning.optimize(UnitOfWork(engine=engine), datetime.now(UTC),
+                                      args.lesson, args.min_reviews)
     finally:
         engine.dispose()
     print("\n".join(report_lines(report)))

@@ -1,6 +1,6 @@
 """Fit FSRS parameters to the learners' review logs, and reschedule cards when settings change.
 
-Two batch use cases on a ``Session`` and plain values (``quizsvc fsrs optimize`` runs the
+Two batch use cases on a unit of work and plain values (``quizsvc fsrs optimize`` runs the
 first; changing a learner's desired retention runs the second):
 
 - ``optimize`` reads the review log (of one lesson or all), fits the pooled log of every
@@ -13,8 +13,8 @@ first; changing a learner's desired retention runs the second):
 - ``reschedule_learner`` replays each of a learner's cards from its log under the settings
   that now apply to it (``quizsvc.review.scheduling.reschedule``), so the card, and the
   state-before of every log row (which re-rating a review starts from), are what the reviews
-  give under those settings. It takes the learner lock first: an answer racing it redoes its
-  review on the new state.
+  give under those settings. It runs under the learner's lock (its caller's
+  ``UnitOfWork.locked``): an answer racing it redoes its review on the new state.
 
 Nothing here reads or writes mastery: parameters and retention only move due dates.
 """
@@ -24,13 +24,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy.orm import Session
-
 from quizsvc.review import optimizer, scheduling
 from quizsvc.review.optimizer import Fit, NoFit
 from quizsvc.review.scheduling import ReviewRating, SchedulerSettings
-from quizsvc.store import answers, scheduler_settings
-from quizsvc.store.database import begin_read_only
+from quizsvc.store.unit_of_work import UnitOfWork
 
 
 @dataclass(frozen=True)
@@ -50,47 +47,44 @@ class TuningReport:
         return sum(isinstance(result, Fit) for _, result in self.learners)
 
 
-def optimize(session: Session, now: datetime, lesson: str | None = None,
+def optimize(uow: UnitOfWork, now: datetime, lesson: str | None = None,
              min_reviews: int = optimizer.MIN_REVIEWS) -> TuningReport:
-    """Fit the pooled log and each learner's own; store the fits; reschedule; commit once.
+    """Fit the pooled log and each learner's own; store the fits; reschedule, in one write.
 
-    The log is read in a read-only transaction that ends before fitting (a fit takes
-    seconds, and SQLite's writer lock must not wait on it); the writes are one transaction.
+    The log is read in a read that ends before fitting (a fit takes seconds, and SQLite's
+    writer lock must not wait on it); the writes are one transaction.
     """
-    if session.in_transaction():
-        session.commit()
-    begin_read_only(session)
-    log = scheduler_settings.review_log(session, lesson)
-    vouched = scheduler_settings.review_log(session, lesson, vouched_only=True)
-    session.commit()
+    with uow.read():
+        log = uow.settings.review_log(lesson)
+        vouched = uow.settings.review_log(lesson, vouched_only=True)
     pooled = optimizer.fit([review for reviews in vouched.values() for review in reviews],
                            min_reviews)
     learners = tuple((learner_id, optimizer.fit(reviews, min_reviews))
                      for learner_id, reviews in sorted(log.items()))
-    if isinstance(pooled, Fit):
-        scheduler_settings.add_fit(session, pooled, now, lesson=lesson)
-    for learner_id, result in learners:
-        if isinstance(result, Fit):
-            scheduler_settings.add_fit(session, result, now, learner_id=learner_id,
-                                       lesson=lesson)
     affected = (sorted(log) if isinstance(pooled, Fit)
                 else [learner_id for learner_id, result in learners if isinstance(result, Fit)])
-    cards = sum(reschedule_learner(session, learner_id, lesson) for learner_id in affected)
-    session.commit()
+    with uow.write():
+        if isinstance(pooled, Fit):
+            uow.settings.add_fit(pooled, now, lesson=lesson)
+        for learner_id, result in learners:
+            if isinstance(result, Fit):
+                uow.settings.add_fit(result, now, learner_id=learner_id, lesson=lesson)
+        cards = 0
+        for learner_id in affected:
+            uow.answers.lock_learner(learner_id)
+            cards += reschedule_learner(uow, learner_id, lesson)
     return TuningReport(lesson, now, pooled, learners, len(affected), cards)
 
 
-def reschedule_learner(session: Session, learner_id: int, lesson: str | None = None) -> int:
+def reschedule_learner(uow: UnitOfWork, learner_id: int, lesson: str | None = None) -> int:
     """Replay the learner's cards (of one lesson) under their settings; return how many
-    changed. The caller commits."""
-    answers.lock_learner(session, learner_id)
+    changed. Runs in the caller's write, which holds the learner's lock."""
     settings: dict[str, SchedulerSettings] = {}
     changed_logs: list[tuple[int, scheduling.CardState]] = []
     changed_cards: list[tuple[int, scheduling.CardState]] = []
-    for card in scheduler_settings.logged_cards(session, learner_id, lesson):
+    for card in uow.settings.logged_cards(learner_id, lesson):
         if card.lesson not in settings:
-            settings[card.lesson] = scheduler_settings.read_settings(session, learner_id,
-                                                                     card.lesson)
+            settings[card.lesson] = uow.settings.read_settings(learner_id, card.lesson)
         replayed = scheduling.reschedule(
             [(ReviewRating(row.rating), row.reviewed_at) for row in card.log],
             settings[card.lesson])
@@ -100,5 +94,5 @@ def reschedule_learner(session: Session, learner_id: int, lesson: str | None = N
         changed_logs.extend((row.id, before) for row, before in zip(card.log, replayed.before,
                                                                       strict=True))
         changed_cards.append((card.card_id, replayed.after))
-    scheduler_settings.write_rescheduled(session, changed_logs, changed_cards)
+    uow.settings.write_rescheduled(changed_logs, changed_cards)
     return len(changed_cards)

@@ -15,7 +15,6 @@ from typing import Any
 
 from quizsvc.bank.model import GlossaryTerm, Question, Rule, Section, Variant
 from quizsvc.errors import N_, Conflict
-from quizsvc.store import sessions as sessions_store
 from quizsvc.study.context import Context
 
 LANGUAGES = ("zh", "en")
@@ -68,10 +67,11 @@ def closed_book(ctx: Context, lesson_id: str | None) -> ClosedBook:
     """Say what is open closed-book (of one lesson, or of any) for a page that asks first."""
     if ctx.identity is None:
         return ClosedBook(0, None)
-    count = sessions_store.open_variants(ctx.db, ctx.identity.learner_id, lesson_id)
-    session_id = (sessions_store.session_of_open_variant(ctx.db, ctx.identity.learner_id,
-                                                        lesson_id) if count else None)
-    ctx.db.commit()
+    learner_id = ctx.identity.learner_id
+    with ctx.uow.read():
+        count = ctx.uow.sessions.open_variants(learner_id, lesson_id)
+        session_id = (ctx.uow.sessions.session_of_open_variant(learner_id, lesson_id)
+                      if count else None)
     return ClosedBook(count, session_id)
 
 
@@ -131,6 +131,5 @@ def open_the_book(ctx: Context, lesson_id: str | None) -> int:
         ctx.index.lesson(lesson_id)
     if ctx.identity is None:
         return 0
-    opened = sessions_store.mark_open_book(ctx.db, ctx.identity.learner_id, lesson_id)
-    ctx.db.commit()
-    return opened
+    with ctx.uow.write():
+        return ctx.uow.sessions.mark_open_book(ctx.identity.learner_id, lesson_id)

@@ -12,8 +12,6 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from quizsvc.errors import N_, Conflict, Gone, Invalid, TooMany
-from quizsvc.store import answers as answers_store
-from quizsvc.store import learners as store
 from quizsvc.study.context import Context, Identity
 from quizsvc.study.limits import MAX_OPEN_LINK_CODES
 
@@ -41,15 +39,14 @@ def normalise_code(code: str) -> str:
 
 def create_link_code(ctx: Context) -> IssuedLinkCode:
     """Issue a one-time code that lets another browser join this learner; store its hash."""
-    if store.open_link_codes(ctx.db, ctx.learner_id, ctx.now) >= MAX_OPEN_LINK_CODES:
-        ctx.db.rollback()
-        raise TooMany(N_("This learner already has %(max)s link codes waiting; use one, or "
-                         "wait until they expire."), reason="too_many_link_codes",
-                      params={"max": MAX_OPEN_LINK_CODES})
     code = "".join(secrets.choice(LINK_CODE_ALPHABET) for _ in range(LINK_CODE_LENGTH))
     expires_at = ctx.now + timedelta(seconds=ctx.limits.link_code_ttl_seconds)
-    store.add_link_code(ctx.db, ctx.learner_id, digest(code), ctx.now, expires_at)
-    ctx.db.commit()
+    with ctx.uow.write():
+        if ctx.uow.learners.open_link_codes(ctx.learner_id, ctx.now) >= MAX_OPEN_LINK_CODES:
+            raise TooMany(N_("This learner already has %(max)s link codes waiting; use one, "
+                             "or wait until they expire."), reason="too_many_link_codes",
+                          params={"max": MAX_OPEN_LINK_CODES})
+        ctx.uow.learners.add_link_code(ctx.learner_id, digest(code), ctx.now, expires_at)
     return IssuedLinkCode(code=code, expires_at=expires_at)
 
 
@@ -66,23 +63,23 @@ def redeem_link_code(ctx: Context, code: str, leave_progress: bool = False) -> I
     normalised = normalise_code(code)
     if not normalised or any(ch not in LINK_CODE_ALPHABET for ch in normalised):
         raise Invalid("code", N_("not a link code"), reason="not_a_link_code")
-    link = store.link_code_by_hash(ctx.db, digest(normalised))
-    if link is None:
-        raise Invalid("code", N_("unknown link code"), reason="unknown_link_code")
-    if link.used:
-        raise Gone(N_("This link code was already used."), reason="link_code_used")
-    if link.expires_at <= ctx.now:
-        raise Gone(N_("This link code has expired."), reason="link_code_expired")
-    left_behind = progress_left_behind(ctx, link.learner_id)
-    if left_behind and not leave_progress:
-        raise Conflict(N_("This browser holds %(answers)s answer(s) of its own that linking "
-                          "would leave behind; export them first, or send leave_progress: "
-                          "true."), reason="would_leave_progress", params={"answers": left_behind})
-    if not store.use_link_code(ctx.db, link.id, ctx.browser_id, ctx.now):
-        ctx.db.rollback()
-        raise Gone(N_("This link code was already used."), reason="link_code_used")
-    store.move_browser(ctx.db, ctx.browser_id, link.learner_id, ctx.now)
-    ctx.db.commit()
+    with ctx.uow.write():
+        link = ctx.uow.learners.link_code_by_hash(digest(normalised))
+        if link is None:
+            raise Invalid("code", N_("unknown link code"), reason="unknown_link_code")
+        if link.used:
+            raise Gone(N_("This link code was already used."), reason="link_code_used")
+        if link.expires_at <= ctx.now:
+            raise Gone(N_("This link code has expired."), reason="link_code_expired")
+        left_behind = progress_left_behind(ctx, link.learner_id)
+        if left_behind and not leave_progress:
+            raise Conflict(N_("This browser holds %(answers)s answer(s) of its own that "
+                              "linking would leave behind; export them first, or send "
+                              "leave_progress: true."), reason="would_leave_progress",
+                           params={"answers": left_behind})
+        if not ctx.uow.learners.use_link_code(link.id, ctx.browser_id, ctx.now):
+            raise Gone(N_("This link code was already used."), reason="link_code_used")
+        ctx.uow.learners.move_browser(ctx.browser_id, link.learner_id, ctx.now)
     return Identity(learner_id=link.learner_id, browser_id=ctx.browser_id)
 
 
@@ -92,15 +89,14 @@ def progress_left_behind(ctx: Context, learner_id: int) -> int:
     None when the browser already belongs to that learner or another browser shares its
     learner (the progress stays reachable from there).
     """
-    if learner_id == ctx.learner_id or store.browsers_of(ctx.db, ctx.learner_id) > 1:
+    if learner_id == ctx.learner_id or ctx.uow.learners.browsers_of(ctx.learner_id) > 1:
         return 0
-    return answers_store.attempt_count(ctx.db, ctx.learner_id)
+    return ctx.uow.history.attempt_count(ctx.learner_id)
 
 
 def is_linked(ctx: Context) -> bool:
     """Tell whether this browser shares its learner with another browser."""
     if ctx.identity is None:
         return False
-    linked = store.browsers_of(ctx.db, ctx.identity.learner_id) > 1
-    ctx.db.commit()
-    return linked
+    with ctx.uow.read():
+        return ctx.uow.learners.browsers_of(ctx.identity.learner_id) > 1

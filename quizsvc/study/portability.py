@@ -33,9 +33,6 @@ from typing import Any
 from quizsvc.errors import N_, Conflict, Invalid
 from quizsvc.review import mastery as mastery_policy
 from quizsvc.review import scheduling
-from quizsvc.store import answers, scheduler_settings
-from quizsvc.store import self_assessments as self_assessment_store
-from quizsvc.store.models import SelfAssessment, table
 from quizsvc.study import seal
 from quizsvc.study.context import Context
 from quizsvc.study.sessions import opaque_id
@@ -105,10 +102,12 @@ def export_learner_data(ctx: Context) -> dict[str, Any]:
                                 "desired_retention": scheduling.DEFAULT_RETENTION}
     if ctx.identity is not None:
         learner_id = ctx.identity.learner_id
-        attempts, cards, logs, records = answers.exported_rows(ctx.db, learner_id)
-        assessments = self_assessment_store.of_browser(ctx.db, ctx.identity.browser_id)
-        retention = scheduler_settings.retention_of(ctx.db, learner_id)
-        ctx.db.commit()
+        with ctx.uow.read():
+            history = ctx.uow.history.of_learner(learner_id)
+            assessments = ctx.uow.self_assessments.of_browser(ctx.identity.browser_id)
+            retention = ctx.uow.settings.retention_of(learner_id)
+        attempts, cards, logs, records = (history.attempts, history.cards, history.logs,
+                                          history.mastery)
         number = {attempt.id: n for n, attempt in enumerate(attempts, start=1)}
         card_question = {card.id: card.question_id for card in cards}
         document.update({
@@ -255,10 +254,15 @@ def import_learner_data(ctx: Context, document: dict[str, Any]) -> ImportResult:
                       params={"format": repr(EXPORT_FORMAT)})
     check_references(document)
     source = provenance(ctx, document)
-    answers.lock_learner(ctx.db, ctx.learner_id)  # an answer racing the import goes stale
-    if (answers.has_history(ctx.db, ctx.learner_id)
-            or self_assessment_store.of_browser(ctx.db, ctx.browser_id)):
-        ctx.db.rollback()
+    with ctx.uow.locked(ctx.learner_id):  # an answer racing the import goes stale
+        return imported(ctx, document, source)
+
+
+def imported(ctx: Context, document: dict[str, Any], source: Provenance) -> ImportResult:
+    """Write an import into this learner, under its lock (see ``import_learner_data``)."""
+    uow = ctx.uow
+    if (uow.history.has_history(ctx.learner_id)
+            or uow.self_assessments.of_browser(ctx.browser_id)):
         raise Conflict(N_("This learner already has data; import into a fresh browser."),
                        reason="learner_has_data")
     variants, attempt_rows = [], []
@@ -277,20 +281,18 @@ def import_learner_data(ctx: Context, document: dict[str, Any]) -> ImportResult:
              "attempt_index": None if row["attempt"] is None else row["attempt"] - 1,
              "vouched": source.vouched, **{name: row[name] for name in LOG_FIELDS}}
             for row in document["review_log"]]
-    attempt_ids, card_ids = answers.import_history(
-        ctx.db, variants, attempt_rows, card_rows,
-        [row["question_id"] for row in document["cards"]], logs)
+    attempt_ids, card_ids = uow.history.import_history(
+        variants, attempt_rows, card_rows, [row["question_id"] for row in document["cards"]],
+        logs)
     by_number = dict(zip((row["n"] for row in document["attempts"]), attempt_ids, strict=True))
     mastery_rows = restored_mastery(ctx, document, attempt_rows, by_number)
-    answers.insert_rows(ctx.db, answers.MASTERY, mastery_rows)
-    answers.insert_rows(ctx.db, table(SelfAssessment), [
-        {"browser_id": ctx.browser_id, **{name: row[name] for name in SELF_ASSESSMENT_FIELDS}}
+    uow.history.insert_mastery(mastery_rows)
+    uow.self_assessments.add_many(ctx.browser_id, [
+        {name: row[name] for name in SELF_ASSESSMENT_FIELDS}
         for row in document["self_assessments"]])
     if document.get("desired_retention") is not None:
         # The cards keep the due dates the file gives them, which this retention made.
-        scheduler_settings.put_retention(ctx.db, ctx.learner_id, document["desired_retention"],
-                                         ctx.now)
-    ctx.db.commit()
+        uow.settings.put_retention(ctx.learner_id, document["desired_retention"], ctx.now)
     return ImportResult(len(attempt_ids), len(card_ids), len(document["review_log"]),
                         len(document["self_assessments"]), len(mastery_rows),
                         source.vouched, source.reason)
@@ -346,9 +348,10 @@ def revlog_csv(ctx: Context) -> str:
     writer.writerow(OPTIMIZER_COLUMNS)
     if ctx.identity is None:
         return out.getvalue()
-    for row in answers.optimizer_log(ctx.db, ctx.identity.learner_id):
+    with ctx.uow.read():
+        rows = ctx.uow.history.optimizer_log(ctx.identity.learner_id)
+    for row in rows:
         state = NEW_STATE if row.last_review_before is None else row.state_before
         writer.writerow((row.card_id, epoch_ms(row.reviewed_at), row.rating, state,
                          "" if row.duration_ms is None else row.duration_ms))
-    ctx.db.commit()
     return out.getvalue()

@@ -13,8 +13,6 @@ from datetime import UTC, date, datetime, time, timedelta
 from quizsvc.bank.model import Text
 from quizsvc.review import calibration, scheduling
 from quizsvc.store import progress as store
-from quizsvc.store import scheduler_settings
-from quizsvc.store import self_assessments as self_assessment_store
 from quizsvc.store.progress import DueCard
 from quizsvc.study.context import Context
 
@@ -58,8 +56,7 @@ def recall_now(ctx: Context, learner_id: int, cards: list[DueCard]) -> list[DueI
         chance = None
         if card.stability is not None and card.last_review is not None:
             if card.lesson not in settings:
-                settings[card.lesson] = scheduler_settings.read_settings(ctx.db, learner_id,
-                                                                         card.lesson)
+                settings[card.lesson] = ctx.uow.settings.read_settings(learner_id, card.lesson)
             memory = scheduling.CardState(card.state, card.step, card.stability,
                                           card.difficulty, card.due, card.last_review)
             chance = scheduling.retrievability(memory, ctx.now, settings[card.lesson])
@@ -77,7 +74,8 @@ def due_queue(ctx: Context, limit: int = 20, lesson: str | None = None) -> list[
     """Return the cards due now, most overdue first (the query a session start runs)."""
     if ctx.identity is None:
         return []
-    return store.due_queue(ctx.db, ctx.identity.learner_id, ctx.now, limit, lesson)
+    with ctx.uow.read():
+        return ctx.uow.progress.due_queue(ctx.identity.learner_id, ctx.now, limit, lesson)
 
 
 def bank_questions(ctx: Context, lesson: str | None) -> list[str]:
@@ -94,6 +92,12 @@ def due_reviews(ctx: Context, lesson: str | None = None, limit: int = 20) -> Due
     cards: overdue cards count today.
     """
     lesson_filter(ctx, lesson)
+    with ctx.uow.read():
+        return due_report(ctx, lesson, limit)
+
+
+def due_report(ctx: Context, lesson: str | None, limit: int) -> DueReport:
+    """``due_reviews`` in the open transaction."""
     today = ctx.now.astimezone(UTC).date()
     start = datetime.combine(today, time(), UTC)
     in_bank = bank_questions(ctx, lesson)
@@ -103,12 +107,11 @@ def due_reviews(ctx: Context, lesson: str | None = None, limit: int = 20) -> Due
         items: list[DueItem] = []
     else:
         learner_id = ctx.identity.learner_id
-        totals = store.due_counts(ctx.db, learner_id, lesson, ctx.now, start,
-                                  scheduling.FORECAST_DAYS)
-        with_cards = store.questions_with_cards(ctx.db, learner_id, in_bank)
-        items = recall_now(ctx, learner_id, store.due_queue(
-            ctx.db, learner_id, ctx.now, min(limit, DUE_LIST_LIMIT), lesson))
-        ctx.db.commit()
+        totals = ctx.uow.progress.due_counts(learner_id, lesson, ctx.now, start,
+                                             scheduling.FORECAST_DAYS)
+        with_cards = ctx.uow.progress.questions_with_cards(learner_id, in_bank)
+        items = recall_now(ctx, learner_id, ctx.uow.progress.due_queue(
+            learner_id, ctx.now, min(limit, DUE_LIST_LIMIT), lesson)) if limit else []
     counts = list(totals.by_day)
     counts[0] += totals.overdue
     return DueReport(
@@ -136,11 +139,10 @@ def list_mastery(ctx: Context, lesson: str | None = None) -> list[MasteryRecord]
     lesson_filter(ctx, lesson)
     if ctx.identity is None:
         return []
-    records = [MasteryRecord(m.question_id, m.lesson, m.mastered, m.mastered_at,
-                             list(m.evidence), m.policy, m.evaluated_at)
-               for m in store.mastery_records(ctx.db, ctx.identity.learner_id, lesson)]
-    ctx.db.commit()
-    return records
+    with ctx.uow.read():
+        rows = ctx.uow.progress.mastery_records(ctx.identity.learner_id, lesson)
+    return [MasteryRecord(m.question_id, m.lesson, m.mastered, m.mastered_at, list(m.evidence),
+                          m.policy, m.evaluated_at) for m in rows]
 
 
 @dataclass(frozen=True)
@@ -168,10 +170,10 @@ class Progress:
 
 
 def accuracy(ctx: Context, lesson: str | None = None) -> Accuracy:
-    """Count graded attempts and right answers."""
+    """Count graded attempts and right answers (in the open transaction)."""
     attempts = correct = closed = closed_correct = 0
-    rows = [] if ctx.identity is None else store.graded_counts(
-        ctx.db, ctx.identity.learner_id, lesson)
+    rows = [] if ctx.identity is None else ctx.uow.progress.graded_counts(
+        ctx.identity.learner_id, lesson)
     for is_correct, closed_book, count in rows:
         attempts += count
         correct += count if is_correct else 0
@@ -182,13 +184,14 @@ def accuracy(ctx: Context, lesson: str | None = None) -> Accuracy:
 
 
 def calibration_pairs(ctx: Context, lesson: str | None = None) -> list[tuple[int, bool]]:
-    """Pair each graded attempt on a self-assessed question with the rating claimed for it.
+    """Pair each graded attempt on a self-assessed question with the rating claimed for it
+    (in the open transaction).
 
     A rating of the question itself wins over a rating of its lesson section.
     """
     if ctx.identity is None:
         return []
-    ratings = self_assessment_store.ratings(ctx.db, ctx.identity.browser_id)
+    ratings = ctx.uow.self_assessments.ratings(ctx.identity.browser_id)
     claimed: dict[str, int] = {}
     for question in ctx.index.questions.values():
         if lesson is not None and question.lesson != lesson:
@@ -199,27 +202,22 @@ def calibration_pairs(ctx: Context, lesson: str | None = None) -> list[tuple[int
     if not claimed:
         return []
     return [(claimed[question_id], correct) for question_id, correct
-            in store.graded_answers(ctx.db, ctx.identity.learner_id, sorted(claimed))]
-
-
-def learner_calibration(ctx: Context, lesson: str | None = None) -> calibration.Calibration:
-    """Compute calibration on read: self-assessments against graded accuracy."""
-    result = calibration.calibrate(calibration_pairs(ctx, lesson))
-    ctx.db.commit()
-    return result
+            in ctx.uow.progress.graded_answers(ctx.identity.learner_id, sorted(claimed))]
 
 
 def progress_report(ctx: Context, lesson: str | None = None) -> Progress:
-    """Return due, mastered, accuracy and calibration for the dashboard."""
-    due = due_reviews(ctx, lesson, limit=0)
+    """Return due, mastered, accuracy and calibration (self-assessments against graded
+    accuracy, computed on read) for the dashboard, in one read."""
+    lesson_filter(ctx, lesson)
     questions = (len(ctx.index.by_lesson.get(lesson, ())) if lesson is not None
                  else len(ctx.index.questions))
-    mastered = (0 if ctx.identity is None
-                else store.mastered_count(ctx.db, ctx.identity.learner_id, lesson))
-    report = Progress(lesson, questions, due.due_now, due.new, mastered, accuracy(ctx, lesson),
-                      learner_calibration(ctx, lesson))
-    ctx.db.commit()
-    return report
+    with ctx.uow.read():
+        due = due_report(ctx, lesson, limit=0)
+        mastered = (0 if ctx.identity is None
+                    else ctx.uow.progress.mastered_count(ctx.identity.learner_id, lesson))
+        return Progress(lesson, questions, due.due_now, due.new, mastered,
+                        accuracy(ctx, lesson),
+                        calibration.calibrate(calibration_pairs(ctx, lesson)))
 
 
 HISTORY_DAYS = 30
@@ -283,14 +281,16 @@ def section_report(ctx: Context, lesson: str | None = None) -> SectionReport:
     recent: list[tuple[datetime, bool]] = []
     if ctx.identity is not None:
         learner_id = ctx.identity.learner_id
-        for question_id, correct, n in store.question_counts(ctx.db, learner_id, lesson):
-            counts.setdefault(question_id, [0, 0])[0 if correct else 1] += n
-        mastered = {m.question_id for m in store.mastery_records(ctx.db, learner_id, lesson)
-                    if m.mastered}
         since = datetime.combine(ctx.now.date() - timedelta(days=HISTORY_DAYS - 1), time(),
                                  tzinfo=UTC)
-        recent = store.closed_book_answers_since(ctx.db, learner_id, since, lesson)
-        ctx.db.commit()
+        with ctx.uow.read():
+            for question_id, correct, n in ctx.uow.progress.question_counts(learner_id,
+                                                                            lesson):
+                counts.setdefault(question_id, [0, 0])[0 if correct else 1] += n
+            mastered = {m.question_id
+                        for m in ctx.uow.progress.mastery_records(learner_id, lesson)
+                        if m.mastered}
+            recent = ctx.uow.progress.closed_book_answers_since(learner_id, since, lesson)
     sections = []
     for lesson_id, lesson_entry in ctx.index.lessons.items():
         if lesson is not None and lesson_id != lesson:

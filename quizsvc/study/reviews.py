@@ -12,9 +12,7 @@ from datetime import datetime, timedelta
 from quizsvc.errors import N_, Conflict, Invalid
 from quizsvc.review import outcome, scheduling
 from quizsvc.review.scheduling import ReviewRating, SchedulerSettings
-from quizsvc.store import answers, scheduler_settings
-from quizsvc.store.database import begin_read_only
-from quizsvc.store.models import Attempt
+from quizsvc.store.answers import LoggedReview, StoredAttempt, StoredCard
 from quizsvc.study.answering import AttemptView, owned_attempt, rating_choices, stored_view
 from quizsvc.study.context import Context
 
@@ -28,39 +26,36 @@ def rate_attempt(ctx: Context, attempt_id: int, rating_name: str) -> AttemptView
     except KeyError:
         raise Invalid("rating", N_("must be one of %(choices)s"),
                       reason="one_of", params={"choices": ", ".join(RATING_NAMES)}) from None
-    answers.lock_learner(ctx.db, ctx.learner_id)
-    attempt = owned_attempt(ctx, attempt_id)
-    if attempt.origin == "unverified":
-        raise Conflict(N_("This imported attempt is history no one can vouch for; it is not "
-                          "reviewed."), reason="unverified_attempt")
-    if rating.name.lower() not in rating_choices(attempt.graded, attempt.correct):
-        if attempt.graded and not attempt.correct:
-            if rating is ReviewRating.AGAIN:
-                view = stored_view(ctx, attempt)
-                ctx.db.commit()
-                return view
-            raise Conflict(N_("A wrong answer is reviewed Again; it cannot be rated higher."),
-                           reason="wrong_stays_again")
-        raise Conflict(N_("A right answer is rated Hard, Good or Easy."),
-                       reason="right_not_again")
-    settings = scheduler_settings.read_settings(ctx.db, ctx.learner_id, attempt.lesson)
-    logged = answers.review_of_attempt(ctx.db, attempt.id)
-    if logged is None:
-        card = answers.card_of(ctx.db, ctx.learner_id, attempt.question_id)
-        entry = review_for(logged, card, rating, ctx.now, settings)
-        answers.record_review(ctx.db, ctx.learner_id, attempt, card, entry, by_learner=True)
-    else:
-        if not logged.latest:
-            raise Conflict(N_("This card was reviewed again since; that rating can no longer "
-                              "change."), reason="reviewed_since")
-        entry = review_for(logged, None, rating, ctx.now, settings)
-        answers.rerate_review(ctx.db, logged, entry)
-    view = stored_view(ctx, attempt, int(rating))
-    ctx.db.commit()
-    return view
+    uow = ctx.uow
+    with uow.locked(ctx.learner_id):
+        attempt = owned_attempt(ctx, attempt_id)
+        if attempt.origin == "unverified":
+            raise Conflict(N_("This imported attempt is history no one can vouch for; it is "
+                              "not reviewed."), reason="unverified_attempt")
+        if rating.name.lower() not in rating_choices(attempt.graded, attempt.correct):
+            if attempt.graded and not attempt.correct:
+                if rating is ReviewRating.AGAIN:
+                    return stored_view(ctx, attempt)
+                raise Conflict(N_("A wrong answer is reviewed Again; it cannot be rated "
+                                  "higher."), reason="wrong_stays_again")
+            raise Conflict(N_("A right answer is rated Hard, Good or Easy."),
+                           reason="right_not_again")
+        settings = uow.settings.read_settings(ctx.learner_id, attempt.lesson)
+        logged = uow.answers.review_of_attempt(attempt.id)
+        if logged is None:
+            card = uow.answers.card_of(ctx.learner_id, attempt.question_id)
+            entry = review_for(logged, card, rating, ctx.now, settings)
+            uow.answers.record_review(ctx.learner_id, attempt, card, entry, by_learner=True)
+        else:
+            if not logged.latest:
+                raise Conflict(N_("This card was reviewed again since; that rating can no "
+                                  "longer change."), reason="reviewed_since")
+            entry = review_for(logged, None, rating, ctx.now, settings)
+            uow.answers.rerate_review(logged, entry)
+        return stored_view(ctx, attempt, int(rating))
 
 
-def review_for(logged: answers.LoggedReview | None, card: answers.StoredCard | None,
+def review_for(logged: LoggedReview | None, card: StoredCard | None,
                rating: ReviewRating, now: datetime, settings: SchedulerSettings
                ) -> outcome.Review:
     """The review a rating makes: redone from the state before the logged one, if the
@@ -75,21 +70,19 @@ def review_for(logged: answers.LoggedReview | None, card: answers.StoredCard | N
 def rating_intervals(ctx: Context, attempt_id: int) -> dict[str, timedelta]:
     """Say what each rating still open to an attempt would schedule: the time until its card
     is due again, as Anki prints on its buttons. Empty when no rating can change anything."""
-    begin_read_only(ctx.db)
-    intervals = intervals_of(ctx, owned_attempt(ctx, attempt_id))
-    ctx.db.commit()
-    return intervals
+    with ctx.uow.read():
+        return intervals_of(ctx, owned_attempt(ctx, attempt_id))
 
 
-def intervals_of(ctx: Context, attempt: Attempt) -> dict[str, timedelta]:
+def intervals_of(ctx: Context, attempt: StoredAttempt) -> dict[str, timedelta]:
     """``rating_intervals`` of an attempt already read (its review, card and settings are
     read here; the caller ends the transaction)."""
     choices = rating_choices(attempt.graded, attempt.correct, attempt.origin)
-    logged = answers.review_of_attempt(ctx.db, attempt.id) if choices else None
+    logged = ctx.uow.answers.review_of_attempt(attempt.id) if choices else None
     if not choices or (logged is not None and not logged.latest):
         return {}
-    settings = scheduler_settings.read_settings(ctx.db, ctx.learner_id, attempt.lesson)
-    card = None if logged else answers.card_of(ctx.db, ctx.learner_id, attempt.question_id)
+    settings = ctx.uow.settings.read_settings(ctx.learner_id, attempt.lesson)
+    card = None if logged else ctx.uow.answers.card_of(ctx.learner_id, attempt.question_id)
     intervals = {}
     for name in choices:
         entry = review_for(logged, card, ReviewRating.from_name(name), ctx.now, settings)
@@ -106,21 +99,20 @@ def undo_rating(ctx: Context, attempt_id: int) -> AttemptView:
     card's latest review can be taken back (409 ``reviewed_since``), and only a rating the
     learner gave (409 ``nothing_to_undo``).
     """
-    answers.lock_learner(ctx.db, ctx.learner_id)
-    attempt = owned_attempt(ctx, attempt_id)
-    logged = answers.review_of_attempt(ctx.db, attempt.id)
-    if logged is None or not logged.rated_by_learner:
-        raise Conflict(N_("This attempt has no rating of yours to take back."),
-                       reason="nothing_to_undo")
-    if not logged.latest:
-        raise Conflict(N_("This card was reviewed again since; that rating can no longer "
-                          "change."), reason="reviewed_since")
-    kept = None
-    if attempt.graded:
-        settings = scheduler_settings.read_settings(ctx.db, ctx.learner_id, attempt.lesson)
-        kept = review_for(logged, None, scheduling.rating_for_grade(bool(attempt.correct)),
-                          ctx.now, settings)
-    answers.undo_review(ctx.db, logged, kept)
-    view = stored_view(ctx, attempt, int(kept.rating) if kept else None)
-    ctx.db.commit()
-    return view
+    uow = ctx.uow
+    with uow.locked(ctx.learner_id):
+        attempt = owned_attempt(ctx, attempt_id)
+        logged = uow.answers.review_of_attempt(attempt.id)
+        if logged is None or not logged.rated_by_learner:
+            raise Conflict(N_("This attempt has no rating of yours to take back."),
+                           reason="nothing_to_undo")
+        if not logged.latest:
+            raise Conflict(N_("This card was reviewed again since; that rating can no longer "
+                              "change."), reason="reviewed_since")
+        kept = None
+        if attempt.graded:
+            settings = uow.settings.read_settings(ctx.learner_id, attempt.lesson)
+            kept = review_for(logged, None, scheduling.rating_for_grade(bool(attempt.correct)),
+                              ctx.now, settings)
+        uow.answers.undo_review(logged, kept)
+        return stored_view(ctx, attempt, int(kept.rating) if kept else None)

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 from quizsvc.errors import N_, Invalid
 from quizsvc.review import scheduling
-from quizsvc.store import answers, scheduler_settings
 from quizsvc.store.scheduler_settings import FitRecord
 from quizsvc.study import fsrs_tuning
 from quizsvc.study.context import Context
@@ -54,15 +53,14 @@ def scheduling_view(ctx: Context, rescheduled_cards: int | None = None) -> Sched
     """Report the desired retention and, for every lesson, the parameters in force."""
     learner_id = ctx.identity.learner_id if ctx.identity else None  # None: everyone's fits
     lessons = []
-    for lesson_id in ctx.index.lessons:
-        fit = scheduler_settings.chosen_fit_record(ctx.db, learner_id, lesson_id)
-        lessons.append(LessonParameters(lesson_id, source_of(fit), fit))
-    retention = (scheduling.DEFAULT_RETENTION if learner_id is None
-                 else scheduler_settings.retention_of(ctx.db, learner_id))
-    view = SchedulingView(retention, scheduling.MIN_RETENTION, scheduling.MAX_RETENTION,
+    with ctx.uow.read():
+        for lesson_id in ctx.index.lessons:
+            fit = ctx.uow.settings.chosen_fit_record(learner_id, lesson_id)
+            lessons.append(LessonParameters(lesson_id, source_of(fit), fit))
+        retention = (scheduling.DEFAULT_RETENTION if learner_id is None
+                     else ctx.uow.settings.retention_of(learner_id))
+    return SchedulingView(retention, scheduling.MIN_RETENTION, scheduling.MAX_RETENTION,
                           lessons, rescheduled_cards)
-    ctx.db.commit()
-    return view
 
 
 def set_desired_retention(ctx: Context, value: float | str) -> SchedulingView:
@@ -80,8 +78,7 @@ def set_desired_retention(ctx: Context, value: float | str) -> SchedulingView:
         raise Invalid("desired_retention",
                       N_("desired retention must be between %(min).2f and %(max).2f, "
                          "got %(value)s"), reason="range", params=params) from None
-    answers.lock_learner(ctx.db, ctx.learner_id)
-    scheduler_settings.put_retention(ctx.db, ctx.learner_id, retention, ctx.now)
-    moved = fsrs_tuning.reschedule_learner(ctx.db, ctx.learner_id)
-    ctx.db.commit()
+    with ctx.uow.locked(ctx.learner_id):
+        ctx.uow.settings.put_retention(ctx.learner_id, retention, ctx.now)
+        moved = fsrs_tuning.reschedule_learner(ctx.uow, ctx.learner_id)
     return scheduling_view(ctx, moved)

@@ -12,8 +12,7 @@ from datetime import datetime
 
 from quizsvc.errors import N_, Invalid, NotFound
 from quizsvc.review.calibration import RATING_LABELS
-from quizsvc.store import self_assessments as store
-from quizsvc.store.models import SelfAssessment
+from quizsvc.store.self_assessments import StoredSelfAssessment
 from quizsvc.study.context import Context
 from quizsvc.study.limits import MAX_NOTE
 
@@ -30,7 +29,7 @@ class SelfAssessmentView:
     updated_at: datetime
 
 
-def view(row: SelfAssessment) -> SelfAssessmentView:
+def view(row: StoredSelfAssessment) -> SelfAssessmentView:
     """Build the view of a stored self-assessment."""
     return SelfAssessmentView(row.ref, row.ref_kind, row.rating, RATING_LABELS[row.rating],
                               row.note, row.updated_at)
@@ -56,43 +55,42 @@ def put_self_assessment(ctx: Context, ref: str, rating: int, note: str | None
     if note is not None and len(note) > MAX_NOTE:
         raise Invalid("note", N_("at most %(max)s characters"), reason="too_long",
                       params={"max": MAX_NOTE})
-    row, created = store.put(ctx.db, ctx.browser_id, ref, kind, rating, note or None, ctx.now)
-    result = view(row)
-    ctx.db.commit()
-    return result, created
+    with ctx.uow.write():
+        row, created = ctx.uow.self_assessments.put(ctx.browser_id, ref, kind, rating,
+                                                    note or None, ctx.now)
+    return view(row), created
 
 
 def list_self_assessments(ctx: Context) -> list[SelfAssessmentView]:
     """List this browser's self-assessments."""
     if ctx.identity is None:
         return []
-    rows = [view(row) for row in store.of_browser(ctx.db, ctx.identity.browser_id)]
-    ctx.db.commit()
-    return rows
+    with ctx.uow.read():
+        rows = ctx.uow.self_assessments.of_browser(ctx.identity.browser_id)
+    return [view(row) for row in rows]
 
 
 def get_self_assessment(ctx: Context, ref: str) -> SelfAssessmentView:
     """Return this browser's rating of ``ref`` (404 if it has none)."""
-    row = None if ctx.identity is None else store.one(ctx.db, ctx.identity.browser_id, ref)
+    row = None
+    if ctx.identity is not None:
+        with ctx.uow.read():
+            row = ctx.uow.self_assessments.one(ctx.identity.browser_id, ref)
     if row is None:
         raise NotFound(N_("No self-assessment of %(ref)s in this browser."),
                        reason="unknown_self_assessment", params={"ref": repr(ref[:80])})
-    result = view(row)
-    ctx.db.commit()
-    return result
+    return view(row)
 
 
 def delete_self_assessment(ctx: Context, ref: str) -> None:
     """Remove this browser's rating of ``ref`` (404 if it has none)."""
-    if not store.remove(ctx.db, ctx.browser_id, ref):
-        ctx.db.rollback()
-        raise NotFound(N_("No self-assessment of %(ref)s in this browser."),
-                       reason="unknown_self_assessment", params={"ref": repr(ref[:80])})
-    ctx.db.commit()
+    with ctx.uow.write():
+        if not ctx.uow.self_assessments.remove(ctx.browser_id, ref):
+            raise NotFound(N_("No self-assessment of %(ref)s in this browser."),
+                           reason="unknown_self_assessment", params={"ref": repr(ref[:80])})
 
 
 def clear_self_assessments(ctx: Context) -> int:
     """Remove all of this browser's self-assessments; return how many there were."""
-    deleted = store.remove(ctx.db, ctx.browser_id)
-    ctx.db.commit()
-    return deleted
+    with ctx.uow.write():
+        return ctx.uow.self_assessments.remove(ctx.browser_id)

@@ -18,8 +18,7 @@ from quizsvc.bank.errors import BankError
 from quizsvc.bank.model import AnswerInput, Question, Text, Variant
 from quizsvc.bank.publication import SERVED_SEED_BITS
 from quizsvc.errors import N_, Conflict, Gone
-from quizsvc.store import sessions as store
-from quizsvc.store.database import begin_one_statement, begin_read_only
+from quizsvc.store.repository import Stale
 from quizsvc.study.context import Context
 from quizsvc.study.sessions import SessionView, opaque_id, owned_session, session_view
 
@@ -107,16 +106,17 @@ def next_question(ctx: Context, session_id: str) -> NextItem:
 
     Each question gets a freshly drawn variant (a new seed) when first served, so a review of
     a numeric question never repeats the numbers of the last one. One read (the session with
-    its items) and, for a question not served yet, one write that serves it unless a
-    concurrent request did first; then this request serves what that one stored.
+    its items, and for a question not served yet the contents of its revealed mistakes) and,
+    for a question not served yet, one write that serves it unless a concurrent request did
+    first; then this request serves what that one stored.
     """
+    uow = ctx.uow
     for _ in range(SERVE_TRIES):
-        begin_read_only(ctx.db)
-        state = owned_session(ctx, session_id)
-        item = state.next_item()
-        seen = (store.revealed_mistakes(ctx.db, ctx.learner_id, item.question_id)
-                if item is not None and item.variant_id is None else ())
-        ctx.db.rollback()  # end the read: the write is a transaction of its own
+        with uow.read():
+            state = owned_session(ctx, session_id)
+            item = state.next_item()
+            seen = (uow.sessions.revealed_mistakes(ctx.learner_id, item.question_id)
+                    if item is not None and item.variant_id is None else ())
         view = session_view(state)
         if item is None:
             return NextItem(view, None, None)
@@ -132,16 +132,17 @@ def next_question(ctx: Context, session_id: str) -> NextItem:
                           "session."), reason="question_gone")
         seed, built = draw_variant(ctx, q, seen)
         variant_id = opaque_id(ctx)
-        begin_one_statement(ctx.db)
-        if store.serve_item(ctx.db, item.id, {
-                "id": variant_id, "learner_id": ctx.learner_id, "question_id": q.id,
-                "lesson": q.lesson, "kind": str(q.kind), "seed": seed,
-                "bank_version": str(ctx.bank.version), "served_at": ctx.now,
-                "answered": False, "open_book": False,
-                "answer_key": AnswerKey.from_variant(built).to_json(),
-                "content_key": content_key(built)}):
-            ctx.db.commit()
-            return NextItem(view, item.position, served_view(q, variant_id, built, ctx.now))
-        ctx.db.rollback()  # another request served this item first: serve what it stored
+        try:
+            with uow.statement():
+                uow.sessions.serve_item(item.id, {
+                    "id": variant_id, "learner_id": ctx.learner_id, "question_id": q.id,
+                    "lesson": q.lesson, "kind": str(q.kind), "seed": seed,
+                    "bank_version": str(ctx.bank.version), "served_at": ctx.now,
+                    "answered": False, "open_book": False,
+                    "answer_key": AnswerKey.from_variant(built).to_json(),
+                    "content_key": content_key(built)})
+        except Stale:  # another request served this item first: serve what it stored
+            continue
+        return NextItem(view, item.position, served_view(q, variant_id, built, ctx.now))
     raise Conflict(N_("This session's next question kept being served by other requests; "
                       "ask again."), reason="serve_collided")

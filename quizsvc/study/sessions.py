@@ -11,11 +11,9 @@ import base64
 from dataclasses import dataclass
 from datetime import datetime
 
-from quizsvc.bank.model import QuestionKind, Text
+from quizsvc.bank.model import Question, QuestionKind, Text
 from quizsvc.errors import N_, Invalid, NotFound
-from quizsvc.store import progress as progress_store
 from quizsvc.store import sessions as store
-from quizsvc.store.database import begin_read_only
 from quizsvc.study.bank_index import GRADED_KINDS
 from quizsvc.study.context import Context
 from quizsvc.study.limits import MAX_OPEN_SESSIONS
@@ -90,10 +88,19 @@ def start_session(ctx: Context, lesson: str, mode: str, size: int,
     if retry_of is not None:
         return start_retry(ctx, lesson, mode, size, retry_of)
     candidates = [q for q in ctx.index.by_lesson[lesson] if wanted_in(mode, q.kind)]
+    with ctx.uow.write():
+        cards = ctx.uow.progress.card_dues(ctx.learner_id, lesson)
+        return create(ctx, lesson, mode, size, picked_items(mode, size, candidates, cards,
+                                                             ctx.now))
+
+
+def picked_items(mode: str, size: int, candidates: list[Question],
+                 cards: list[tuple[str, datetime]], now: datetime) -> list[tuple[str, str]]:
+    """Pick a session's items from the learner's cards: due first, then new, then (quiz mode)
+    the graded questions due soonest."""
     wanted = {q.id for q in candidates}
-    cards = progress_store.card_dues(ctx.db, ctx.learner_id, lesson)
     known = {question_id for question_id, _ in cards}
-    due = [qid for qid, due_at in cards if qid in wanted and due_at <= ctx.now]
+    due = [qid for qid, due_at in cards if qid in wanted and due_at <= now]
     new = [q.id for q in candidates if q.id not in known]
     picked: list[tuple[str, str]] = [(qid, "due") for qid in due[:size]]
     picked += [(qid, "new") for qid in new[: size - len(picked)]]
@@ -101,23 +108,25 @@ def start_session(ctx: Context, lesson: str, mode: str, size: int,
         chosen = {qid for qid, _ in picked}
         later = [qid for qid, due_at in cards if qid in wanted and qid not in chosen]
         picked += [(qid, "practice") for qid in later[: size - len(picked)]]
-    return create(ctx, lesson, mode, size, picked)
+    return picked
 
 
 def start_retry(ctx: Context, lesson: str, mode: str, size: int, retry_of: str
                 ) -> SessionView:
     """Start a session of an earlier session's mistakes (422 ``retry_of`` when it has none)."""
-    earlier = owned_or_invalid(ctx, retry_of)
-    if earlier.session.lesson != lesson:
-        raise Invalid("retry_of", N_("is a session of another lesson"), reason="other_lesson")
-    mistakes = [outcome.question_id
-                for outcome in store.session_outcomes(ctx.db, ctx.learner_id, retry_of)
-                if outcome.graded and outcome.correct is False
-                and outcome.question_id in ctx.index.questions
-                and wanted_in(mode, ctx.index.questions[outcome.question_id].kind)]
-    if not mistakes:
-        raise Invalid("retry_of", N_("has no mistakes to review"), reason="no_mistakes")
-    return create(ctx, lesson, mode, size, [(qid, "practice") for qid in mistakes[:size]])
+    with ctx.uow.write():
+        earlier = owned_or_invalid(ctx, retry_of)
+        if earlier.session.lesson != lesson:
+            raise Invalid("retry_of", N_("is a session of another lesson"),
+                          reason="other_lesson")
+        mistakes = [outcome.question_id
+                    for outcome in ctx.uow.sessions.session_outcomes(ctx.learner_id, retry_of)
+                    if outcome.graded and outcome.correct is False
+                    and outcome.question_id in ctx.index.questions
+                    and wanted_in(mode, ctx.index.questions[outcome.question_id].kind)]
+        if not mistakes:
+            raise Invalid("retry_of", N_("has no mistakes to review"), reason="no_mistakes")
+        return create(ctx, lesson, mode, size, [(qid, "practice") for qid in mistakes[:size]])
 
 
 def owned_or_invalid(ctx: Context, session_id: str) -> store.SessionState:
@@ -130,11 +139,10 @@ def owned_or_invalid(ctx: Context, session_id: str) -> store.SessionState:
 
 def create(ctx: Context, lesson: str, mode: str, size: int,
            picked: list[tuple[str, str]]) -> SessionView:
-    """Store a new session of the ``picked`` (question, reason) items and commit."""
+    """Store a new session of the ``picked`` (question, reason) items (in the open write)."""
     stored = store.StoredSession(opaque_id(ctx), ctx.learner_id, lesson, mode, size, ctx.now)
-    store.drop_oldest_unfinished(ctx.db, ctx.learner_id, keep=MAX_OPEN_SESSIONS - 1)
-    store.create_session(ctx.db, stored, picked)
-    ctx.db.commit()
+    ctx.uow.sessions.drop_oldest_unfinished(ctx.learner_id, keep=MAX_OPEN_SESSIONS - 1)
+    ctx.uow.sessions.create_session(stored, picked)
     reasons = [reason for _, reason in picked]
     return SessionView(stored.id, lesson, mode, size, len(picked), 0, reasons.count("due"),
                        reasons.count("new"), reasons.count("practice"), ctx.now)
@@ -166,15 +174,16 @@ def start_counts(ctx: Context, mode: str) -> StartCounts:
                     if wanted_in(mode, q.kind))
     if ctx.identity is None:
         return StartCounts(mode, 0, len(wanted), 0)
-    cards, due_now = progress_store.card_counts(ctx.db, ctx.learner_id, wanted, ctx.now)
-    ctx.db.commit()
+    with ctx.uow.read():
+        cards, due_now = ctx.uow.progress.card_counts(ctx.learner_id, wanted, ctx.now)
     return StartCounts(mode, due_now, len(wanted) - cards, cards)
 
 
 def owned_session(ctx: Context, session_id: str) -> store.SessionState:
-    """Read one of this learner's sessions with its items, or raise ``NotFound``."""
+    """Read one of this learner's sessions with its items (in the open transaction), or
+    raise ``NotFound``."""
     found = (None if ctx.identity is None
-             else store.session_state(ctx.db, ctx.identity.learner_id, session_id))
+             else ctx.uow.sessions.session_state(ctx.identity.learner_id, session_id))
     if found is None:
         raise NotFound(N_("No such session."), reason="unknown_session")
     return found
@@ -190,10 +199,8 @@ def session_view(state: store.SessionState) -> SessionView:
 
 def get_session(ctx: Context, session_id: str) -> SessionView:
     """Return one of this learner's sessions with its progress."""
-    begin_read_only(ctx.db)
-    view = session_view(owned_session(ctx, session_id))
-    ctx.db.commit()
-    return view
+    with ctx.uow.read():
+        return session_view(owned_session(ctx, session_id))
 
 
 @dataclass(frozen=True)
@@ -244,10 +251,9 @@ def session_summary(ctx: Context, session_id: str) -> SessionSummary:
     One read of the items with their attempts, review logs, cards and mastery records. Only
     the items served so far are listed: what a session will ask is not shown before it asks.
     """
-    begin_read_only(ctx.db)
-    view = session_view(owned_session(ctx, session_id))
-    outcomes = store.session_outcomes(ctx.db, ctx.learner_id, session_id)
-    ctx.db.commit()
+    with ctx.uow.read():
+        view = session_view(owned_session(ctx, session_id))
+        outcomes = ctx.uow.sessions.session_outcomes(ctx.learner_id, session_id)
     items = []
     for outcome in outcomes:
         question = ctx.index.questions.get(outcome.question_id)

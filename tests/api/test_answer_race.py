@@ -21,7 +21,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from quizsvc import create_app
-from quizsvc.store import answers
+from quizsvc.store.answers import AnswerRepository
 from quizsvc.store.database import READ_ONLY, make_engine
 from quizsvc.store.models import Attempt, Learner, ReviewLog
 from quizsvc.study import answering
@@ -120,9 +120,13 @@ def test_a_concurrent_review_of_the_learner_sends_the_answer_through_the_locked_
             other.commit()
 
     locked: list[int] = []
-    real_lock = answers.lock_learner
-    monkeypatch.setattr(answers, "lock_learner",
-                        lambda db, learner: (locked.append(1), real_lock(db, learner))[1])
+    real_lock = AnswerRepository.lock_learner
+
+    def lock_learner(self: AnswerRepository, learner: int) -> None:
+        locked.append(1)
+        real_lock(self, learner)
+
+    monkeypatch.setattr(AnswerRepository, "lock_learner", lock_learner)
     meanwhile.append(bump)
     response = study.answer(vid, study.right_answer(vid))
     assert response.status_code == 201 and response.json["correct"] is True

@@ -18,6 +18,7 @@ from quizsvc.store.models import Attempt, ServedVariant
 from tests.support.browsers import ApiBrowser, Study
 from tests.support.fake_bank import LESSON_ID
 from tests.support.history import attempt_ids, forget_history, learner_of
+from tests.support.repos import repos
 
 
 def answer_next(study: Study, right: bool, mode: str = "quiz") -> dict[str, Any]:
@@ -228,7 +229,6 @@ def test_an_imported_answer_of_4000_digits_is_422_and_breaks_no_later_export(
 
 def test_an_import_teaches_the_pooled_fit_nothing(new_browser: Any, db: Any, clock: Any
                                                   ) -> None:
-    from quizsvc.store import scheduler_settings
 
     fresh = new_browser()
     at = clock.now - timedelta(days=30)
@@ -245,8 +245,8 @@ def test_an_import_teaches_the_pooled_fit_nothing(new_browser: Any, db: Any, clo
                                [card], logs)
     assert fresh.post("/api/import", json=forged).status_code == 201
     learner = learner_of(db, fresh)
-    assert len(scheduler_settings.review_log(db, learner_id=learner)[learner]) == 3
-    assert learner not in scheduler_settings.review_log(db, vouched_only=True)
+    assert len(repos(db).settings.review_log(learner_id=learner)[learner]) == 3
+    assert learner not in repos(db).settings.review_log(vouched_only=True)
 
 
 # ---------------------------------------------------------------- retry after the reveal

@@ -18,10 +18,10 @@ from sqlalchemy import select
 
 from quizsvc.review import optimizer
 from quizsvc.review.optimizer import DEFAULT_PARAMETERS
-from quizsvc.store import scheduler_settings
 from quizsvc.store.models import Learner
 from tests.support.fake_bank import LESSON_ID
 from tests.support.population import Population, settings_with, simulate
+from tests.support.repos import repos
 from tests.support.simulated_log import put_log
 
 FAST = settings_with(w0=0.1, w1=0.6, w2=1.2, w3=4.0, w8=2.3)
@@ -68,7 +68,7 @@ def test_a_long_logs_csv_gives_fsrs_rs_the_reviews_the_database_holds(browser: A
     put_log(db, reviews, lessons=(LESSON_ID, LESSON_ID), learners={0: learner})
     db.commit()
     from_csv = optimizer.read_revlog_csv(exported_csv(browser))
-    from_db = scheduler_settings.review_log(db)[learner]
+    from_db = repos(db).settings.review_log()[learner]
     assert optimizer.card_histories(from_csv) == optimizer.card_histories(from_db)
     fitted = optimizer.fit(from_csv, min_reviews=200)
     assert isinstance(fitted, optimizer.Fit)

@@ -16,10 +16,10 @@ from sqlalchemy import select
 
 from quizsvc.review import scheduling
 from quizsvc.review.optimizer import DEFAULT_PARAMETERS, Fit
-from quizsvc.store import scheduler_settings
 from quizsvc.store.models import Learner, Mastery, ReviewCard
 from tests.support.clock import START
 from tests.support.fake_bank import LESSON_ID
+from tests.support.repos import repos
 
 # Initial stabilities (days) for Again, Hard, Good, Easy, unlike fsrs's defaults.
 EVERYONE = (0.6, 3.5, 7.0, 25.0, *DEFAULT_PARAMETERS[4:])
@@ -33,7 +33,7 @@ def learner_id(db: Any) -> int:
 
 def store_fit(db: Any, parameters: tuple[float, ...], learner: int | None = None) -> None:
     """Store a fit, as ``quizsvc fsrs optimize`` would."""
-    scheduler_settings.add_fit(db, Fit(parameters, 1234, 0.31, 0.35), START,
+    repos(db).settings.add_fit(Fit(parameters, 1234, 0.31, 0.35), START,
                                learner_id=learner)
     db.commit()
 

@@ -11,23 +11,23 @@ from datetime import UTC, datetime
 
 from sqlalchemy import func, select
 
-from quizsvc.store import learners
 from quizsvc.store.models import Browser
+from tests.support.repos import repos
 
 NOW = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
 
 
 def test_the_second_registration_of_one_token_stores_nothing_and_says_so(db) -> None:
-    first = learners.register_browser(db, "a" * 64, NOW)
+    first = repos(db).learners.register_browser("a" * 64, NOW)
     assert first is not None
-    assert learners.register_browser(db, "a" * 64, NOW) is None
-    assert learners.browser_by_hash(db, "a" * 64) == first
+    assert repos(db).learners.register_browser("a" * 64, NOW) is None
+    assert repos(db).learners.browser_by_hash("a" * 64) == first
     assert db.scalar(select(func.count()).select_from(Browser)
                      .where(Browser.token_hash == "a" * 64)) == 1
 
 
 def test_another_token_is_another_browser_of_another_learner(db) -> None:
-    one = learners.register_browser(db, "b" * 64, NOW)
-    two = learners.register_browser(db, "c" * 64, NOW)
+    one = repos(db).learners.register_browser("b" * 64, NOW)
+    two = repos(db).learners.register_browser("c" * 64, NOW)
     assert one is not None and two is not None
     assert one.id != two.id and one.learner_id != two.learner_id

@@ -1,6 +1,6 @@
-"""``begin_read_only``: on a SQLite file a reader does not queue behind the one writer; on
-PostgreSQL a lone read runs in autocommit, and the pooled connection is transactional again
-for the next session."""
+"""``UnitOfWork.read``: on a SQLite file a reader does not queue behind the one writer; on
+PostgreSQL a read runs in autocommit, and the pooled connection is transactional again for
+the next shape."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import insert, select, text
-from sqlalchemy.orm import Session
 
 from quizsvc.store import migrate
-from quizsvc.store.database import begin_read_only, make_engine
+from quizsvc.store.database import make_engine
 from quizsvc.store.models import Learner
+from quizsvc.store.unit_of_work import UnitOfWork
 from tests.support.databases import postgres_schema
 
 NOW = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
@@ -33,30 +33,29 @@ def sqlite_file(tmp_path: Path):
     engine.dispose()
 
 
-def test_a_read_only_transaction_runs_while_another_connection_writes(sqlite_file) -> None:
+def test_a_read_runs_while_another_connection_writes(sqlite_file) -> None:
     engine = sqlite_file
+    uow = UnitOfWork(engine=engine)
     with engine.connect() as writer:
         writer.execute(insert(Learner).values(created_at=NOW))  # holds the writer lock
-        with Session(engine) as reader:
-            began = time.monotonic()
-            begin_read_only(reader)
-            assert reader.scalar(select(Learner.id).order_by(Learner.id)) == 1
-            assert reader.scalar(text("SELECT count(*) FROM learner")) == 1  # last commit
-            reader.rollback()
-            assert time.monotonic() - began < 1
+        began = time.monotonic()
+        with uow.read():
+            assert uow.connection.scalar(select(Learner.id).order_by(Learner.id)) == 1
+            assert uow.connection.scalar(text("SELECT count(*) FROM learner")) == 1
+        assert time.monotonic() - began < 1
         writer.commit()
 
 
-def test_an_ordinary_transaction_still_waits_for_the_writer(sqlite_file) -> None:
+def test_a_write_still_waits_for_the_writer(sqlite_file) -> None:
     engine = sqlite_file
     done = threading.Event()
     with engine.connect() as writer:
         writer.execute(insert(Learner).values(created_at=NOW))
 
         def write_too() -> None:
-            with Session(engine) as other:
-                other.execute(insert(Learner).values(created_at=NOW))
-                other.commit()
+            uow = UnitOfWork(engine=engine)
+            with uow.write():
+                uow.connection.execute(insert(Learner).values(created_at=NOW))
             done.set()
 
         thread = threading.Thread(target=write_too)
@@ -65,11 +64,12 @@ def test_an_ordinary_transaction_still_waits_for_the_writer(sqlite_file) -> None
         writer.commit()
         thread.join(10)
     assert done.is_set()
-    with Session(engine) as reader:
-        assert reader.scalar(text("SELECT count(*) FROM learner")) == 3
+    uow = UnitOfWork(engine=engine)
+    with uow.read():
+        assert uow.connection.scalar(text("SELECT count(*) FROM learner")) == 3
 
 
-def test_after_a_read_only_lookup_the_next_transaction_still_rolls_back(engine) -> None:
+def test_after_a_read_the_next_write_still_rolls_back(engine) -> None:
     """Runs on both databases, with one pooled connection so that it is the one reused."""
     options: dict = {}
     if engine.dialect.name == "postgresql":
@@ -77,20 +77,34 @@ def test_after_a_read_only_lookup_the_next_transaction_still_rolls_back(engine) 
     single = make_engine(engine.url.render_as_string(hide_password=False), pool_size=1,
                          max_overflow=0, **options)
     marker = datetime(1999, 1, 1, tzinfo=UTC)
+    uow = UnitOfWork(engine=single)
+    postgresql = engine.dialect.name == "postgresql"
     try:
-        with Session(single) as session:
-            begin_read_only(session)
-            first = session.connection().connection.dbapi_connection
-            postgresql = engine.dialect.name == "postgresql"
+        with uow.read():
+            first = uow.connection.connection.dbapi_connection
             assert getattr(first, "autocommit", False) is postgresql  # no BEGIN round trip
-            session.scalar(select(Learner.id).limit(1))
-            session.rollback()
-            session.execute(insert(Learner).values(created_at=marker))
-            assert session.connection().connection.dbapi_connection is first
+            uow.connection.scalar(select(Learner.id).limit(1))
+
+        class Undone(Exception):
+            pass
+
+        with pytest.raises(Undone), uow.write():
+            uow.connection.execute(insert(Learner).values(created_at=marker))
+            assert uow.connection.connection.dbapi_connection is first
             assert not getattr(first, "autocommit", False)
-            session.rollback()
-            assert session.scalar(select(Learner.id).where(Learner.created_at == marker)
-                                  ) is None
-            session.rollback()
+            raise Undone
+        with uow.read():
+            assert uow.connection.scalar(
+                select(Learner.id).where(Learner.created_at == marker)) is None
     finally:
         single.dispose()
+
+
+def test_a_repository_outside_a_transaction_shape_is_refused(sqlite_file) -> None:
+    from quizsvc.store.repository import NoTransaction
+
+    uow = UnitOfWork(engine=sqlite_file)
+    with pytest.raises(NoTransaction):
+        uow.learners.browsers_of(1)
+    with uow.read(), pytest.raises(RuntimeError, match="do not nest"), uow.write():
+        pass

@@ -16,8 +16,8 @@ from sqlalchemy.exc import IntegrityError
 
 from quizsvc.review.optimizer import DEFAULT_PARAMETERS, Fit
 from quizsvc.review.scheduling import DEFAULT_SETTINGS, SchedulerSettings
-from quizsvc.store import scheduler_settings
 from quizsvc.store.models import Learner, LearnerSetting
+from tests.support.repos import repos
 
 NOW = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
 # name: (whose, lesson, days after NOW it was fitted)
@@ -50,8 +50,8 @@ def learners(db) -> dict[str, int]:
 def add(db, learners: dict[str, int], name: str) -> None:
     """Store the fit called ``name``."""
     whose, lesson, day = FITS[name]
-    scheduler_settings.add_fit(
-        db, Fit(parameters_named(name), 500, 0.3, 0.35), NOW + timedelta(days=day),
+    repos(db).settings.add_fit(Fit(parameters_named(name), 500, 0.3, 0.35),
+                               NOW + timedelta(days=day),
         learner_id=learners[whose] if whose else None, lesson=lesson)
 
 
@@ -68,8 +68,8 @@ def add(db, learners: dict[str, int], name: str) -> None:
 def test_the_most_specific_newest_fit_schedules_a_card(db, learners, stored, chosen):
     for name in stored:
         add(db, learners, name)
-    settings = scheduler_settings.read_settings(db, learners["me"], "L")
-    record = scheduler_settings.chosen_fit_record(db, learners["me"], "L")
+    settings = repos(db).settings.read_settings(learners["me"], "L")
+    record = repos(db).settings.chosen_fit_record(learners["me"], "L")
     if chosen is None:
         assert settings == DEFAULT_SETTINGS
         assert record is None
@@ -84,14 +84,14 @@ def test_the_most_specific_newest_fit_schedules_a_card(db, learners, stored, cho
 
 def test_desired_retention_is_the_default_until_the_learner_sets_it(db, learners):
     me = learners["me"]
-    assert scheduler_settings.retention_of(db, me) == 0.90
-    scheduler_settings.put_retention(db, me, 0.8, NOW)
-    assert scheduler_settings.retention_of(db, me) == 0.8
-    scheduler_settings.put_retention(db, me, 0.95, NOW + timedelta(hours=1))
-    assert scheduler_settings.retention_of(db, me) == 0.95
-    assert scheduler_settings.retention_of(db, learners["other"]) == 0.90
+    assert repos(db).settings.retention_of(me) == 0.90
+    repos(db).settings.put_retention(me, 0.8, NOW)
+    assert repos(db).settings.retention_of(me) == 0.8
+    repos(db).settings.put_retention(me, 0.95, NOW + timedelta(hours=1))
+    assert repos(db).settings.retention_of(me) == 0.95
+    assert repos(db).settings.retention_of(learners["other"]) == 0.90
     add(db, learners, "everyone")
-    assert scheduler_settings.read_settings(db, me, "L") == SchedulerSettings(
+    assert repos(db).settings.read_settings(me, "L") == SchedulerSettings(
         parameters=parameters_named("everyone"), desired_retention=0.95)
 
 

@@ -23,6 +23,7 @@ import json
 import random
 import sqlite3
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -40,8 +41,8 @@ from quizsvc.review import mastery as mastery_policy
 from quizsvc.review import outcome, scheduling
 from quizsvc.review.mastery import FRESH_REVEAL
 from quizsvc.review.scheduling import CardState, ReviewRating
-from quizsvc.store import answers
-from quizsvc.store.database import begin_read_only
+from quizsvc.store.answer_rows import AnswerWrite
+from quizsvc.store.answers import AnswerRepository
 from quizsvc.store.models import (
     Attempt,
     Browser,
@@ -51,6 +52,7 @@ from quizsvc.store.models import (
     ReviewLog,
     ServedVariant,
 )
+from quizsvc.store.unit_of_work import UnitOfWork
 from quizsvc.study import answering
 from quizsvc.study.linking import digest
 from tests.support.browsers import ApiBrowser, Study
@@ -500,34 +502,45 @@ class FirstWrite:
 
 
 @pytest.fixture
-def first_write(monkeypatch: pytest.MonkeyPatch) -> Callable[[str | None], FirstWrite]:
+def first_write(monkeypatch: pytest.MonkeyPatch, study: Study, db: Session
+                ) -> Callable[[str | None, str], FirstWrite]:
     """Return a function that makes the next answer's first write meet ``meanwhile``.
 
-    The write itself is the real ``answers.write_answer``; its result and the learner's
-    rows right after it are recorded. Later writes (the locked redo) are left alone.
+    ``meanwhile`` is committed in a transaction of its own just before the answer's first
+    write shape (``UnitOfWork.statement``) opens. The write itself is the real
+    ``write_answer``; its result and the learner's rows right after it (before its shape ends)
+    are recorded. Later writes (the locked redo) are left alone.
     """
-    real = answers.write_answer
+    real_statement = UnitOfWork.statement
+    real_write = AnswerRepository.write_answer
 
-    def arrange(meanwhile: str | None) -> FirstWrite:
+    def arrange(meanwhile: str | None, variant_id: str) -> FirstWrite:
         seen = FirstWrite()
-        calls = 0
+        params = {"learner_id": learner_of(db, study.browser), "variant_id": variant_id}
+        calls = {"statement": 0, "write": 0}
 
-        def write_answer(db: Session, write: answers.AnswerWrite) -> int | None:
-            nonlocal calls
-            calls += 1
-            if calls > 1:
-                return real(db, write)
-            params = {"learner_id": write.learner_id, "variant_id": write.variant_id}
-            if meanwhile is not None:  # another transaction, committed before the write
-                db.execute(text(MEANWHILE[meanwhile]), params)
-                db.commit()
+        @contextmanager
+        def statement(self: UnitOfWork) -> Iterator[UnitOfWork]:
+            calls["statement"] += 1
+            if calls["statement"] == 1 and meanwhile is not None:
+                with self.write():  # another transaction, committed before the write
+                    self.connection.execute(text(MEANWHILE[meanwhile]), params)
+            with real_statement(self) as uow:
+                yield uow
+
+        def write_answer(self: AnswerRepository, write: AnswerWrite) -> int:
+            calls["write"] += 1
+            if calls["write"] > 1:
+                return real_write(self, write)
             seen.review_seq_read = write.review_seq
-            seen.attempt_id = real(db, write)
-            seen.after = tuple(db.execute(LEARNER_STATE, params).one())
-            db.rollback()
+            try:
+                seen.attempt_id = real_write(self, write)
+            finally:
+                seen.after = tuple(self.connection.execute(LEARNER_STATE, params).one())
             return seen.attempt_id
 
-        monkeypatch.setattr(answers, "write_answer", write_answer)
+        monkeypatch.setattr(UnitOfWork, "statement", statement)
+        monkeypatch.setattr(AnswerRepository, "write_answer", write_answer)
         return seen
 
     return arrange
@@ -535,11 +548,15 @@ def first_write(monkeypatch: pytest.MonkeyPatch) -> Callable[[str | None], First
 
 @pytest.fixture
 def locked(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Count the calls of ``answers.lock_learner`` (one per answer redone under the lock)."""
+    """Count the learner locks taken (one per answer redone under the lock)."""
     calls: list[int] = []
-    real = answers.lock_learner
-    monkeypatch.setattr(answers, "lock_learner",
-                        lambda db, learner_id: (calls.append(learner_id), real(db, learner_id))[1])
+    real = AnswerRepository.lock_learner
+
+    def lock_learner(self: AnswerRepository, learner_id: int) -> None:
+        calls.append(learner_id)
+        real(self, learner_id)
+
+    monkeypatch.setattr(AnswerRepository, "lock_learner", lock_learner)
     return calls
 
 
@@ -548,7 +565,7 @@ def test_a_write_from_a_snapshot_gone_stale_records_nothing_and_is_redone_under_
         study: Study, db: Session, first_write: Any, locked: list[int], meanwhile: str
         ) -> None:
     vid = numeric_variant(study)
-    seen = first_write(meanwhile)
+    seen = first_write(meanwhile, vid)
     response = study.answer(vid, study.right_answer(vid))
     assert seen.attempt_id is None
     assert seen.after[1:] == (0, 0, 0, 0)  # no attempt, card, log row or mastery record
@@ -572,7 +589,7 @@ def test_a_write_that_finds_its_snapshot_stale_leaves_review_seq_alone(
         pytest.skip("SQLite writes statement by statement and the caller rolls a failed "
                     "write back (write_answer's contract), bump included")
     vid = numeric_variant(study)
-    seen = first_write(meanwhile)
+    seen = first_write(meanwhile, vid)
     study.answer(vid, study.right_answer(vid))
     assert seen.attempt_id is None
     bumped_meanwhile = 1 if meanwhile == "review_seq bumped" else 0
@@ -582,7 +599,7 @@ def test_a_write_that_finds_its_snapshot_stale_leaves_review_seq_alone(
 def test_a_write_from_a_current_snapshot_records_the_answer_and_bumps_review_seq_once(
         study: Study, first_write: Any, locked: list[int]) -> None:
     vid = numeric_variant(study)
-    seen = first_write(None)
+    seen = first_write(None, vid)
     response = study.answer(vid, study.right_answer(vid))
     assert response.status_code == 201 and seen.attempt_id == response.json["id"]
     assert seen.after == (seen.review_seq_read + 1, 1, 1, 1, 0)
@@ -655,10 +672,10 @@ def committed(app_config: dict[str, Any], backend: str, tmp_path: Path
 
 
 def read_committed(engine: Engine, query: Any) -> Any:
-    """Run one query in a read-only transaction (on SQLite it takes no writer lock)."""
-    with Session(engine) as session:
-        begin_read_only(session)
-        return session.execute(query).all()
+    """Run one query in a read (on SQLite it takes no writer lock)."""
+    uow = UnitOfWork(engine=engine)
+    with uow.read():
+        return uow.connection.execute(query).all()
 
 
 def assert_nothing_held(engine: Engine) -> None:

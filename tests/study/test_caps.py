@@ -7,11 +7,11 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from quizsvc.store import learners
 from quizsvc.store.models import Browser, Learner, LinkCode, ServedVariant, StudySession
 from quizsvc.study.limits import MAX_OPEN_LINK_CODES, MAX_OPEN_SESSIONS
 from tests.support.browsers import ApiBrowser, Study
 from tests.support.fake_bank import LESSON_ID
+from tests.support.repos import repos
 
 
 def count(db: Any, model: Any, *where: Any) -> int:
@@ -66,8 +66,8 @@ def test_empty_learners_are_pruned_and_learners_with_history_are_kept(
     vid = study.next(session["id"])["question"]["variant_id"]
     study.answer(vid, study.right_answer(vid))
     assert count(db, Learner) == 3
-    assert learners.delete_empty_learners(db, clock.now - timedelta(days=1)) == 0  # too young
-    deleted = learners.delete_empty_learners(db, clock.now + timedelta(days=1))
+    assert repos(db).learners.delete_empty_learners(clock.now - timedelta(days=1)) == 0  # too young
+    deleted = repos(db).learners.delete_empty_learners(clock.now + timedelta(days=1))
     db.commit()
     assert deleted == 1 and count(db, Learner) == 2 and count(db, Browser) == 2
     assert count(db, LinkCode) == 0

@@ -17,10 +17,10 @@ from sqlalchemy import func, select
 from quizsvc.review import scheduling
 from quizsvc.review.optimizer import DEFAULT_PARAMETERS, Fit, NoFit
 from quizsvc.review.scheduling import ReviewRating
-from quizsvc.store import scheduler_settings
 from quizsvc.store.models import FsrsParameters, Mastery, ReviewCard, ReviewLog
 from quizsvc.study import fsrs_tuning
 from tests.support.population import Population, SimulatedReview, settings_with, simulate
+from tests.support.repos import repos, unit_of_work
 from tests.support.simulated_log import put_log
 
 NOW = datetime(2026, 9, 1, 3, 0, tzinfo=UTC)
@@ -50,7 +50,7 @@ def test_optimize_fits_everyone_and_the_learner_with_a_long_log(db, reviews):
     learners = put_log(db, reviews)
     heavy, light = learners[0], learners[1]
     before = {learner: cards_of(db, learner) for learner in learners.values()}
-    report = fsrs_tuning.optimize(db, NOW, min_reviews=MIN_REVIEWS)
+    report = fsrs_tuning.optimize(unit_of_work(db), NOW, min_reviews=MIN_REVIEWS)
     assert isinstance(report.pooled, Fit)
     outcomes = dict(report.learners)
     assert isinstance(outcomes[heavy], Fit)
@@ -62,9 +62,9 @@ def test_optimize_fits_everyone_and_the_learner_with_a_long_log(db, reviews):
     assert rows[0].fitted_at == NOW and rows[0].review_count == report.pooled.review_count
     assert rows[0].log_loss < rows[0].default_log_loss
     # The learner with a long log is scheduled by their own fit, the others by everyone's.
-    assert scheduler_settings.read_settings(db, heavy, "lesson-a").parameters == tuple(
+    assert repos(db).settings.read_settings(heavy, "lesson-a").parameters == tuple(
         rows[1].parameters)
-    assert scheduler_settings.read_settings(db, light, "lesson-b").parameters == tuple(
+    assert repos(db).settings.read_settings(light, "lesson-b").parameters == tuple(
         rows[0].parameters)
     # Their cards were rescheduled from their logs.
     changed = {learner: sum(state != before[learner][card]
@@ -76,9 +76,9 @@ def test_optimize_fits_everyone_and_the_learner_with_a_long_log(db, reviews):
 
 def test_rescheduled_cards_are_what_their_logs_give_under_the_new_settings(db, reviews):
     learners = put_log(db, reviews)
-    fsrs_tuning.optimize(db, NOW, min_reviews=MIN_REVIEWS)
+    fsrs_tuning.optimize(unit_of_work(db), NOW, min_reviews=MIN_REVIEWS)
     heavy = learners[0]
-    settings = scheduler_settings.read_settings(db, heavy, "lesson-a")
+    settings = repos(db).settings.read_settings(heavy, "lesson-a")
     card = db.scalars(select(ReviewCard).where(ReviewCard.learner_id == heavy)
                       .order_by(ReviewCard.id)).first()
     logs = db.scalars(select(ReviewLog).where(ReviewLog.card_id == card.id)
@@ -90,12 +90,19 @@ def test_rescheduled_cards_are_what_their_logs_give_under_the_new_settings(db, r
     assert [(log.stability_before, log.due_before) for log in logs] == [
         (b.stability, b.due) for b in replayed.before]
     # Nothing is left to change: a second rescheduling finds every card as it should be.
-    assert fsrs_tuning.reschedule_learner(db, heavy) == 0
+    assert rescheduled(db, heavy) == 0
+
+
+def rescheduled(db: Any, learner_id: int) -> int:
+    """Reschedule one learner's cards under the learner's lock; return how many moved."""
+    uow = unit_of_work(db)
+    with uow.locked(learner_id):
+        return fsrs_tuning.reschedule_learner(uow, learner_id)
 
 
 def test_logs_recorded_under_the_settings_in_force_need_no_rescheduling(db, reviews):
     learners = put_log(db, reviews)
-    assert all(fsrs_tuning.reschedule_learner(db, learner) == 0
+    assert all(rescheduled(db, learner) == 0
                for learner in learners.values())
 
 
@@ -103,12 +110,12 @@ def test_too_few_reviews_keep_the_defaults_and_store_nothing(db, reviews):
     light = [review for review in reviews if review.learner != 0]
     learners = put_log(db, light)
     before = cards_of(db, learners[1])
-    report = fsrs_tuning.optimize(db, NOW, min_reviews=MIN_REVIEWS)
+    report = fsrs_tuning.optimize(unit_of_work(db), NOW, min_reviews=MIN_REVIEWS)
     assert isinstance(report.pooled, NoFit) and report.pooled.reason == "too_few_reviews"
     assert report.rescheduled_cards == 0 and report.own_fits == 0
     assert db.scalar(select(func.count()).select_from(FsrsParameters)) == 0
     assert cards_of(db, learners[1]) == before
-    assert scheduler_settings.read_settings(db, learners[1], "lesson-a").parameters == (
+    assert repos(db).settings.read_settings(learners[1], "lesson-a").parameters == (
         DEFAULT_PARAMETERS)
 
 
@@ -117,18 +124,18 @@ def test_a_lesson_fit_learns_from_and_reschedules_only_that_lesson(db, reviews):
     heavy = learners[0]
     other_lesson = {card_id: state for card_id, state in cards_of(db, heavy).items()
                     if db.get(ReviewCard, card_id).lesson == "lesson-b"}
-    report = fsrs_tuning.optimize(db, NOW, lesson="lesson-a", min_reviews=MIN_REVIEWS)
+    report = fsrs_tuning.optimize(unit_of_work(db), NOW, lesson="lesson-a", min_reviews=MIN_REVIEWS)
     assert isinstance(report.pooled, Fit)
     assert report.pooled.review_count < fsrs_tuning.optimizer.review_count(
         [r.logged() for r in reviews])
     rows = db.scalars(select(FsrsParameters)).all()
     assert {row.lesson for row in rows} == {"lesson-a"}
-    assert scheduler_settings.read_settings(db, heavy, "lesson-b").parameters == (
+    assert repos(db).settings.read_settings(heavy, "lesson-b").parameters == (
         DEFAULT_PARAMETERS)
     assert {c: s for c, s in cards_of(db, heavy).items() if c in other_lesson} == other_lesson
 
 
 def test_tuning_never_touches_mastery(db, reviews):
     put_log(db, reviews)
-    fsrs_tuning.optimize(db, NOW + timedelta(days=1), min_reviews=MIN_REVIEWS)
+    fsrs_tuning.optimize(unit_of_work(db), NOW + timedelta(days=1), min_reviews=MIN_REVIEWS)
     assert db.scalar(select(func.count()).select_from(Mastery)) == 0

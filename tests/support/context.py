@@ -7,17 +7,17 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from quizsvc.store import learners
+from quizsvc.store.unit_of_work import UnitOfWork
 from quizsvc.study.bank_index import BankIndex
 from quizsvc.study.context import Context, Identity
 from quizsvc.study.limits import Limits
-from quizsvc.study.linking import digest
+from tests.support.history import learner_and_browser
 
 
 def context_of(browser: Any, db: Session, bank: Any, clock: Any) -> Context:
-    """Return the context of the stored browser behind ``browser``'s cookie."""
-    row = learners.browser_by_hash(db, digest(browser.client.get_cookie("quizsvc_browser").value))
-    assert row is not None, "the browser has stored nothing yet"
-    return Context(db=db, bank=bank, index=BankIndex.of(bank),
-                   identity=Identity(learner_id=row.learner_id, browser_id=row.id),
+    """Return the context of the stored browser behind ``browser``'s cookie, its unit of work
+    bound to the test's connection (``db``'s)."""
+    learner_id, browser_id = learner_and_browser(db, browser)
+    return Context(uow=UnitOfWork(bound=db.connection()), bank=bank, index=BankIndex.of(bank),
+                   identity=Identity(learner_id=learner_id, browser_id=browser_id),
                    now=clock(), rng=random.Random(7), limits=Limits())

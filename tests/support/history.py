@@ -19,13 +19,18 @@ from quizsvc.store.models import (
 from quizsvc.study.linking import digest
 
 
-def learner_of(db: Any, browser: Any) -> int:
-    """Return the learner id behind ``browser``'s cookie."""
+def learner_and_browser(db: Any, browser: Any) -> tuple[int, int]:
+    """Return the learner id and browser id behind ``browser``'s cookie."""
     db.expire_all()
     token = browser.client.get_cookie("quizsvc_browser").value
-    learner: int = db.scalar(select(Browser.learner_id)
-                             .where(Browser.token_hash == digest(token)))
-    return learner
+    row = db.execute(select(Browser.learner_id, Browser.id)
+                     .where(Browser.token_hash == digest(token))).one()
+    return row.learner_id, row.id
+
+
+def learner_of(db: Any, browser: Any) -> int:
+    """Return the learner id behind ``browser``'s cookie."""
+    return learner_and_browser(db, browser)[0]
 
 
 def attempt_ids(db: Any, browser: Any) -> list[int]:

@@ -1,0 +1,156 @@
+"""Give a use case its repositories and the few shapes a transaction takes here.
+
+A use case never commits or rolls back: it names the shape of the work it does and the unit
+of work runs it (cosmicpython's unit of work, on SQLAlchemy Core connections):
+
+- ``read()``: reads that take no lock. Each statement runs on its own (autocommit on
+  PostgreSQL; on SQLite no BEGIN, so a reader in WAL mode neither waits for the writer nor
+  holds it up). Reads that must agree are checked by the write that follows (``review_seq``).
+- ``write()``: one transaction, committed when the block ends, rolled back if it raises.
+- ``locked(learner_id)``: a write that first takes the learner's lock (``lock_learner``),
+  so it cannot race another change to that learner's reviews.
+- ``statement()``: one statement that is atomic by itself; on PostgreSQL it runs in
+  autocommit (saving the BEGIN and COMMIT round trips), elsewhere as a plain ``write()``.
+
+A conditional write that finds what it read has changed raises ``Stale`` after writing
+nothing; the shape rolls back whatever else the block did. ``answering.submit`` tries
+lock-free first and, on ``Stale``, again under ``locked``.
+
+Each shape checks a connection out of the engine's pool and returns it at the end, so a
+request holds no connection between its transactions. In the tests the database is bound
+to one connection inside an outer transaction, and each shape is a savepoint in it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from sqlalchemy import Connection, Engine
+
+from quizsvc.store.answers import AnswerRepository
+from quizsvc.store.database import READ_ONLY
+from quizsvc.store.history import HistoryRepository
+from quizsvc.store.learners import LearnerRepository
+from quizsvc.store.progress import ProgressRepository
+from quizsvc.store.repository import NoTransaction
+from quizsvc.store.scheduler_settings import SettingsRepository
+from quizsvc.store.self_assessments import SelfAssessmentRepository
+from quizsvc.store.sessions import SessionRepository
+
+
+class UnitOfWork:
+    """One use case's way into the database: the repositories and the transaction shapes."""
+
+    def __init__(self, engine: Engine | None = None, bound: Connection | None = None) -> None:
+        if (engine is None) == (bound is None):
+            raise ValueError("give an engine, or a connection to bind to")
+        self.engine = engine
+        self.bound = bound
+        self.dialect = (engine if engine is not None else bound).dialect.name  # type: ignore[union-attr]
+        self._connection: Connection | None = None
+        self.answers = AnswerRepository(self)
+        self.history = HistoryRepository(self)
+        self.sessions = SessionRepository(self)
+        self.learners = LearnerRepository(self)
+        self.progress = ProgressRepository(self)
+        self.settings = SettingsRepository(self)
+        self.self_assessments = SelfAssessmentRepository(self)
+
+    @property
+    def connection(self) -> Connection:
+        """Return the connection of the transaction under way."""
+        if self._connection is None:
+            raise NoTransaction("open a transaction shape (read, write, locked, statement) "
+                                "before using a repository")
+        return self._connection
+
+    @property
+    def in_transaction(self) -> bool:
+        """Tell whether a shape is open (repositories that join one ask)."""
+        return self._connection is not None
+
+    @contextmanager
+    def read(self) -> Iterator[UnitOfWork]:
+        """Run the block's statements as reads that take no lock; nothing is written."""
+        if self.bound is not None:
+            with self._savepoint(commit=False):
+                yield self
+            return
+        options: dict[str, Any] = {READ_ONLY: True}
+        if self.dialect == "postgresql":
+            options["isolation_level"] = "AUTOCOMMIT"
+        with self._checked_out(options) as connection:
+            try:
+                yield self
+            finally:
+                connection.rollback()
+
+    @contextmanager
+    def write(self) -> Iterator[UnitOfWork]:
+        """Run the block as one transaction: committed at its end, rolled back if it raises."""
+        if self.bound is not None:
+            with self._savepoint(commit=True):
+                yield self
+            return
+        with self._checked_out({}) as connection:
+            try:
+                yield self
+            except BaseException:
+                connection.rollback()
+                raise
+            connection.commit()
+
+    @contextmanager
+    def locked(self, learner_id: int) -> Iterator[UnitOfWork]:
+        """Run the block as a write that first takes the learner's lock."""
+        with self.write():
+            self.answers.lock_learner(learner_id)
+            yield self
+
+    @contextmanager
+    def statement(self) -> Iterator[UnitOfWork]:
+        """Run one statement that is atomic by itself (autocommit on PostgreSQL)."""
+        if self.bound is not None or self.dialect != "postgresql":
+            with self.write():
+                yield self
+            return
+        with self._checked_out({"isolation_level": "AUTOCOMMIT"}):
+            yield self
+
+    @contextmanager
+    def _checked_out(self, options: dict[str, Any]) -> Iterator[Connection]:
+        """Check a connection out of the pool for one shape, and return it afterwards."""
+        if self._connection is not None:
+            raise RuntimeError("transaction shapes do not nest")
+        assert self.engine is not None
+        with self.engine.connect() as connection:
+            if options:
+                connection.execution_options(**options)
+            self._connection = connection
+            try:
+                yield connection
+            finally:
+                self._connection = None
+
+    @contextmanager
+    def _savepoint(self, commit: bool) -> Iterator[None]:
+        """Run one shape as a savepoint of the bound connection's open transaction."""
+        if self._connection is not None:
+            raise RuntimeError("transaction shapes do not nest")
+        assert self.bound is not None
+        savepoint = self.bound.begin_nested()
+        self._connection = self.bound
+        try:
+            yield
+        except BaseException:
+            if savepoint.is_active:
+                savepoint.rollback()
+            raise
+        finally:
+            self._connection = None
+        if commit:
+            savepoint.commit()
+        elif savepoint.is_active:
+            savepoint.rollback()
