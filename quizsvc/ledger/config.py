@@ -26,6 +26,24 @@ PARALLEL_DRAFTING_METHODS = frozenset({"draft_model_parallel", "eagle_parallel"}
 POLICIES = ("fcfs", "priority")
 
 
+def draft_slots_for(spec_method: str, num_speculative_tokens: int) -> int:
+    """Return ``draft_slots`` for a method and K (the first column of the table above).
+
+    A function of the method and K alone, so that a caller holding no whole configuration
+    (the simulator's form, planning its warm-up) charges the rows the scheduler charges.
+    """
+    k = num_speculative_tokens
+    if k <= 0:  # no method is in force (``effective_spec_method`` is None)
+        return 0
+    if spec_method == "draft_model":
+        return 1
+    if spec_method == "draft_model_parallel":
+        return k
+    if spec_method == "eagle_parallel":
+        return k - 1
+    return 0
+
+
 @dataclass(frozen=True, slots=True)
 class LedgerConfig:
     """Hold one scenario's scheduler configuration (FORMAT.md defaults)."""
@@ -70,15 +88,7 @@ class LedgerConfig:
     @property
     def draft_slots(self) -> int:
         """Return ``draft_slots``: input rows each scheduled request reserves for drafting."""
-        k = self.num_speculative_tokens
-        method = self.effective_spec_method
-        if method == "draft_model":
-            return 1
-        if method == "draft_model_parallel":
-            return k
-        if method == "eagle_parallel":
-            return k - 1
-        return 0
+        return draft_slots_for(self.spec_method, self.num_speculative_tokens)
 
     @property
     def num_lookahead_tokens(self) -> int:

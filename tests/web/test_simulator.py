@@ -8,6 +8,7 @@ from quizsvc.ledger import replay
 from quizsvc.study import simulator as sim
 from quizsvc.study.limits import Limits
 from quizsvc.study.simulator import RequestSetting, SettingsError, SimulatorSettings
+from quizsvc.study.simulator.settings import _requests
 from quizsvc.web import simulator as page_views
 
 
@@ -90,7 +91,7 @@ REACHABLE = [
 @pytest.mark.parametrize("changes", REACHABLE)
 def test_the_warm_up_builds_the_state_that_was_asked_for(changes: dict) -> None:
     rest = {k: v for k, v in changes.items() if k != "requests"}
-    settings = SimulatorSettings(requests=sim._requests(*changes["requests"]), **rest)
+    settings = SimulatorSettings(requests=_requests(*changes["requests"]), **rest)
     plan, trace, views = run(settings)
     assert sim.reached_mismatches(trace, plan) == []
     assert [v.kind for v in views].count("target") == 1
