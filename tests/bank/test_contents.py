@@ -22,6 +22,7 @@ from quizsvc.bank.content import (
     distinct_contents,
 )
 from quizsvc.bank.model import QuestionKind
+from quizsvc.bank.publication import Publication
 from quizsvc.cli import main
 from tests.support.tiny_bank import LESSON, choice_data, text, write_tiny_bank, write_yaml
 
@@ -34,10 +35,14 @@ def concept_checks(bank):
 
 
 def test_every_choice_multi_and_order_question_serves_enough_distinct_contents(bank):
-    counts = {qid: distinct_contents(bank, qid) for qid in concept_checks(bank)}
-    assert len(counts) >= 25
-    short = {qid: n for qid, n in counts.items() if n < MIN_DISTINCT_CONTENTS}
+    """Counted after the share kept for decks and exports: what the service itself serves."""
+    publication = Publication(bank)
+    served = {qid: publication.servable_contents(bank.questions[qid])
+              for qid in concept_checks(bank)}
+    assert len(served) >= 25
+    short = {qid: n for qid, n in served.items() if n < MIN_DISTINCT_CONTENTS}
     assert short == {}, f"below {MIN_DISTINCT_CONTENTS} contents over {CONTENT_SEEDS} seeds"
+    assert all(served[qid] <= distinct_contents(bank, qid) for qid in served)
 
 
 def test_distinct_contents_counts_what_is_asked_not_seeds(bank):
@@ -55,8 +60,9 @@ def test_distinct_contents_counts_what_is_asked_not_seeds(bank):
 def test_the_check_fails_a_concept_check_with_too_few_contents(tiny_bank):
     report = check_bank(tiny_bank, seeds=5)
     assert [error for error in report.errors if "distinct contents" in error] == [
-        f"pick-one: only 1 distinct contents over {CONTENT_SEEDS} seeds "
-        f"(at least {MIN_DISTINCT_CONTENTS}: a few reveals must not cover them)"]
+        f"pick-one: only 1 distinct contents served over {CONTENT_SEEDS} seeds "
+        f"(at least {MIN_DISTINCT_CONTENTS}: a few reveals must not cover them; "
+        "decks and exports keep 0 of its 1)"]
     assert report.stats[0].contents == 1
 
 
@@ -105,7 +111,9 @@ def test_a_choice_pool_shows_one_right_statement_and_its_draw_of_wrong_ones(tmp_
             ["waiting-first"] if "waiting" in shown else [])
         rights.add(variant.answer)
     assert rights == {"running", "running-loop"}
-    assert distinct_contents(bank, "pick-one", range(200)) == 2 * 4  # 2 right x C(4, 3) wrong
+    # A content is the prompt and the right statement: the wrong ones drawn beside it are not
+    # another question, so 2 right statements are 2 contents, whatever C(4, 3) draws of wrong.
+    assert distinct_contents(bank, "pick-one", range(200)) == 2
 
 
 @pytest.mark.parametrize(("draw", "answer", "field", "reason"), [

@@ -109,7 +109,7 @@ def test_every_choice_and_multi_reads_back_with_its_marks_and_wrong_models(bank,
     kinds = (QuestionKind.CHOICE, QuestionKind.ANCHOR, QuestionKind.MULTI)
     chosen = [(item.question, v) for item in exercises.items for v in item.variants
               if v.kind in kinds]
-    assert len(parsed) == len(chosen) > 100
+    assert len(parsed) == len(chosen) > 40  # anchors ask one thing each and never publish
     for question, variant in chosen:
         mc = parsed[(question.id, variant.seed)]
         ids = option_ids(variant, mc.options)

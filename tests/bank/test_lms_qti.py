@@ -132,7 +132,7 @@ def test_every_variant_is_an_item_whose_correct_response_is_the_banks_answer(
         exercises, read_back):
     variants = [v for item in exercises.items for v in item.variants]
     assert set(read_back) == {item_key(v) for v in variants}
-    assert len(read_back) == len(variants) > 150
+    assert len(read_back) == len(variants) > 100  # anchors never publish
     for variant in variants:
         item = read_back[item_key(variant)]
         correct = {d.identifier: d.get_correct_value().value for d in item.ResponseDeclaration}
@@ -157,7 +157,7 @@ def test_the_engine_scores_every_answer_as_quizsvc_grades_it(bank, exercises, re
             elif variant.kind is not QuestionKind.MULTI or grade.correct:
                 assert wrong == set()
             tried += 1
-    assert tried > 700
+    assert tried > 500
 
 
 def test_a_single_number_is_one_integer_entry_with_its_wrong_models(bank, tmp_path):
