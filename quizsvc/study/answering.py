@@ -26,6 +26,7 @@ from sqlalchemy.exc import IntegrityError
 
 from quizsvc.bank.answer_key import AnswerKey
 from quizsvc.bank.catalog import ModelStep
+from quizsvc.bank.kinds import KINDS
 from quizsvc.bank.model import Misconception, QuestionKind, Text
 from quizsvc.errors import N_, Conflict, Gone, Invalid, NotFound
 from quizsvc.review import outcome
@@ -33,9 +34,8 @@ from quizsvc.review.mastery import GradedAttempt, practice_after_reveal, variant
 from quizsvc.review.scheduling import ReviewRating
 from quizsvc.store import answers
 from quizsvc.store.models import Attempt
-from quizsvc.study.bank_index import GRADED_KINDS
 from quizsvc.study.context import Context
-from quizsvc.study.limits import MAX_EXPLANATION, MAX_IDEMPOTENCY_KEY, MAX_TEXT_ANSWER
+from quizsvc.study.limits import MAX_EXPLANATION, MAX_IDEMPOTENCY_KEY
 from quizsvc.study.serving import ServedQuestion, served_view
 
 log = logging.getLogger(__name__)
@@ -188,22 +188,6 @@ def stored_key(ctx: Context, attempt: Attempt) -> AnswerKey | None:
     return AnswerKey.from_variant(ctx.bank.variant(attempt.question_id, attempt.seed))
 
 
-def check_answer_shape(kind: QuestionKind, answer: Any) -> Any:
-    """Validate the answer of a self-rated question (a flashcard has none; free text is text)."""
-    if kind is QuestionKind.FLASHCARD:
-        if answer not in (None, ""):
-            raise Invalid("answer", N_("a flashcard takes no answer: send null, then rate it"),
-                          reason="flashcard_takes_no_answer")
-        return None
-    if not isinstance(answer, str) or not answer.strip():
-        raise Invalid("answer", N_("expected your explanation as non-empty text"),
-                      reason="text_required")
-    if len(answer) > MAX_TEXT_ANSWER:
-        raise Invalid("answer", N_("at most %(max)s characters"), reason="too_long",
-                      params={"max": MAX_TEXT_ANSWER})
-    return answer
-
-
 def check_idempotency_key(idempotency_key: str) -> None:
     """Refuse a missing or overlong Idempotency-Key (422 on the header)."""
     if not idempotency_key or len(idempotency_key) > MAX_IDEMPOTENCY_KEY:
@@ -229,8 +213,8 @@ def decide(ctx: Context, snapshot: answers.AnswerSnapshot, answer: Any, idempote
     Runs in the snapshot's read: the mastery policy may need the question's current run.
     """
     key = answer_key_of(ctx, snapshot.question_id, snapshot.seed, snapshot.answer_key)
-    kind = QuestionKind(snapshot.kind)
-    graded = kind in GRADED_KINDS
+    kind = KINDS[snapshot.kind]
+    graded = kind.graded
     duration_ms = max(0, int((ctx.now - snapshot.served_at).total_seconds() * 1000))
     practice = graded and practice_after_reveal(snapshot.last_wrong_reveal, ctx.now)
     closed_book = not snapshot.open_book and not practice
@@ -246,7 +230,7 @@ def decide(ctx: Context, snapshot: answers.AnswerSnapshot, answer: Any, idempote
     write = answers.AnswerWrite(snapshot.learner_id, snapshot.review_seq, snapshot.variant_id,
                                 snapshot.open_book, values)
     if not graded:
-        values.update(answer=check_answer_shape(kind, answer), revealed_at=ctx.now)
+        values.update(answer=kind.check_answer(answer), revealed_at=ctx.now)
         return Decided(write, key, None, ())
     grade = ctx.bank.grade_key(key, answer)
     if grade.parse_template is not None:
