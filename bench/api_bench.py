@@ -56,7 +56,6 @@ from cpu_accounting import CpuMeter, CpuShares  # noqa: E402  (the bench folder'
 
 DEFAULT_PG_SERVER = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
 BENCH_DATABASE = "quizsvc_bench"
-GRADED_KINDS = {"numeric", "choice", "multi", "order", "anchor"}
 
 
 def hello_app() -> Any:
@@ -352,9 +351,10 @@ def prepare_answers(engine: Any, bank: Any, clients: list[Client], per_client: i
     Each row carries the sealed answer key, as ``next_question`` stores it when serving.
     """
     from quizsvc.bank.answer_key import AnswerKey
+    from quizsvc.bank.kinds import GRADED
     from quizsvc.store.models import ServedVariant
 
-    graded = [q for q in bank.questions.values() if str(q.kind) in GRADED_KINDS]
+    graded = [q for q in bank.questions.values() if q.kind in GRADED]
     now = datetime.now(UTC)
     job_lists = []
     rows = []

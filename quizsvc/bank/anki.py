@@ -45,14 +45,13 @@ from typing import Any
 import genanki
 
 from quizsvc.bank.errors import NotFound
-from quizsvc.bank.model import Lesson, Question, QuestionKind, Text, Variant
+from quizsvc.bank.model import Lesson, Question, Text, Variant
 from quizsvc.bank.publication import Publication
-from quizsvc.bank.worksheet import LETTERS, inline_html
+from quizsvc.bank.worksheet import INSTRUCTIONS, LETTERS, inline_html
 
 LANG_MODES = ("zh", "en", "both")
 WORKED_EXAMPLES = 3
-CONCEPT_KINDS = (QuestionKind.CHOICE, QuestionKind.MULTI, QuestionKind.ORDER,
-                 QuestionKind.ANCHOR, QuestionKind.EXPLAIN)
+LISTS = {"multi": "ul", "order": "ol"}  # the answer inputs answered by a list, and its tag
 FLASHCARD, GLOSSARY, CONCEPT, WORKED = "flashcard", "glossary", "concept-check", "worked-example"
 KINDS = (FLASHCARD, GLOSSARY, CONCEPT, WORKED)
 MASTERY_NOTE = Text(
@@ -169,27 +168,27 @@ def answer_html(variant: Variant, lang: str, answer: Any = None) -> str:
         letter, text = options[option_id]
         return f"{letter}. {inline_html(text)}"
 
-    if variant.kind is QuestionKind.NUMERIC:
-        if variant.input.type == "vector":
-            return inline_html(", ".join(f"{label} = {value}" for label, value in zip(
-                variant.input.labels, answer, strict=True)))
+    shape = variant.input.type
+    if shape == "vector":
+        return inline_html(", ".join(f"{label} = {value}" for label, value in zip(
+            variant.input.labels, answer, strict=True)))
+    if shape == "integer":
         return inline_html(str(answer))
-    if variant.kind is QuestionKind.EXPLAIN:
-        return ""
-    if variant.kind in (QuestionKind.MULTI, QuestionKind.ORDER):
-        tag_name = "ol" if variant.kind is QuestionKind.ORDER else "ul"
+    if shape in LISTS:
+        tag_name = LISTS[shape]
         return f"<{tag_name}>" + "".join(f"<li>{option(a)}</li>" for a in answer) + (
             f"</{tag_name}>")
-    return option(answer)
+    if shape == "choice":
+        return option(answer)
+    return ""  # free text: its model answer is the explanation
 
 
 def prompt_html(variant: Variant, lang: str) -> str:
     """Return the question as asked: the prompt, what to do, the options."""
-    hint = {QuestionKind.MULTI: WORDS["choose_all"],
-            QuestionKind.ORDER: WORDS["order"]}.get(variant.kind)
+    hint = INSTRUCTIONS.get(variant.input.type)
     parts = [inline_html(variant.prompt.get(lang))]
     if hint:
-        parts.append(f"<i>({hint.get(lang)})</i>")
+        parts.append(f"<i>({WORDS[hint].get(lang)})</i>")
     return "<br>".join(parts) + options_html(variant, lang)
 
 
@@ -201,13 +200,10 @@ def wrong_models_html(variant: Variant, lang: str) -> str:
     return labelled(WORDS["wrong_models"].get(lang), f"<ul>{items}</ul>") if items else ""
 
 
-def question_fields(question: Question, variant: Variant, banner: Text | None = None
-                    ) -> tuple[str, ...]:
+def question_fields(question: Question, variant: Variant, banner: Text | None = None,
+                    explanation: str = "explanation") -> tuple[str, ...]:
     """Return a concept check's or worked example's fields: Id, Question, Answer,
-    Explanation (each zh and en), Source."""
-    explanation = "worked" if variant.kind is QuestionKind.NUMERIC else "explanation"
-    if variant.kind is QuestionKind.EXPLAIN:
-        explanation = "key_points"
+    Explanation (each zh and en, the last under the word ``explanation`` names), Source."""
     fields: list[str] = [variant.question_id]
     for lang in ("zh", "en"):
         top = f'<div class="banner">{banner.get(lang)}</div>' if banner else ""
@@ -223,28 +219,29 @@ def question_fields(question: Question, variant: Variant, banner: Text | None = 
 
 def question_notes(bank: Any, question: Question, publication: Publication
                    ) -> list[DeckNote]:
-    """Return the notes one question makes (none for a kind Anki cannot hold, nor for a
-    graded question that keeps no content for what leaves the server)."""
-    if question.kind is QuestionKind.FLASHCARD:
+    """Return the notes one question makes: a self-rated question's one card (what it shows
+    is no secret), a computed template's worked examples, a concept check's card; none for a
+    graded question that keeps no content for what leaves the server."""
+    kind = bank.kinds[question.kind]
+    if not kind.graded:
         variant = bank.variant(question.id, 0)
-        return [DeckNote(FLASHCARD, guid("question", question.id),
-                         (question.id, *both(variant.prompt), *both(variant.solution),
-                          source_html(question)),
-                         lesson_tags(question.lesson, FLASHCARD, question.section,
-                                     question.tags))]
-    if question.kind is QuestionKind.EXPLAIN:  # self-rated: its model answer is no secret
-        return [concept_note(question, bank.variant(question.id, 0))]
-    if question.kind in CONCEPT_KINDS:
-        return [concept_note(question, variant)
-                for variant in publication.variants(question, 1)]
-    if question.kind is QuestionKind.NUMERIC:
+        if variant.input.type == "flashcard":
+            return [DeckNote(FLASHCARD, guid("question", question.id),
+                             (question.id, *both(variant.prompt), *both(variant.solution),
+                              source_html(question)),
+                             lesson_tags(question.lesson, FLASHCARD, question.section,
+                                         question.tags))]
+        return [concept_note(question, variant)]
+    if kind.computed:
         return worked_examples(question, publication)
-    return []
+    return [concept_note(question, variant) for variant in publication.variants(question, 1)]
 
 
 def concept_note(question: Question, variant: Variant) -> DeckNote:
-    """Return a concept check's note."""
-    return DeckNote(CONCEPT, guid("question", question.id), question_fields(question, variant),
+    """Return a concept check's note (free text's model answer is shown as its key points)."""
+    explanation = "key_points" if variant.input.type == "text" else "explanation"
+    return DeckNote(CONCEPT, guid("question", question.id),
+                    question_fields(question, variant, explanation=explanation),
                     lesson_tags(question.lesson, CONCEPT, question.section, question.tags))
 
 
@@ -257,7 +254,7 @@ def worked_examples(question: Question, publication: Publication) -> list[DeckNo
                         for lang in ("zh", "en")))
         notes.append(DeckNote(
             WORKED, guid("example", question.id, str(number)),
-            question_fields(question, variant, banner),
+            question_fields(question, variant, banner, "worked"),
             lesson_tags(question.lesson, WORKED, question.section, question.tags)))
     return notes
 

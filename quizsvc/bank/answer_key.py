@@ -19,10 +19,12 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from quizsvc.bank.model import Misconception, QuestionKind, Text, Variant
+from quizsvc.bank.kinds import KINDS, Kind
+from quizsvc.bank.model import Misconception, Text, Variant
 
 FORMAT_VERSION = 1
 TUPLE = "tuple"
@@ -43,7 +45,7 @@ class AnswerKey:
     of another bank exactly as ``Bank.grade`` refuses such a variant.
     """
 
-    kind: QuestionKind
+    kind: str
     bank_version: str
     input_type: str
     length: int | None
@@ -76,7 +78,7 @@ class AnswerKey:
         """
         body = {
             "v": FORMAT_VERSION,
-            "kind": self.kind.value,
+            "kind": str(self.kind),
             "bank_version": self.bank_version,
             "input": {
                 "type": self.input_type,
@@ -94,11 +96,12 @@ class AnswerKey:
         return json.dumps(body, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
     @classmethod
-    def from_json(cls, text: str) -> AnswerKey:
+    def from_json(cls, text: str, kinds: Mapping[str, Kind] = KINDS) -> AnswerKey:
         """Read a key written by ``to_json``; raise ``ValueError`` for anything else.
 
         Anything else includes another format version, so a stored key of an older format is
-        refused rather than misread: rebuild the variant instead.
+        refused rather than misread: rebuild the variant instead. So is a kind that ``kinds``
+        does not hold.
         """
         try:
             data = json.loads(text, parse_constant=refuse_constant)
@@ -123,12 +126,11 @@ class AnswerKey:
                 read_text(entry["name"], f"misconceptions[{index}].name"),
                 unpack(entry["answer"]),
             ))
-        try:
-            kind = QuestionKind(typed(data["kind"], str, "kind"))
-        except ValueError:
-            raise ValueError(f"answer key: unknown kind {data['kind']!r}") from None
+        kind = kinds.get(typed(data["kind"], str, "kind"))
+        if kind is None:
+            raise ValueError(f"answer key: unknown kind {data['kind']!r}")
         return cls(
-            kind=kind,
+            kind=kind.name,
             bank_version=typed(data["bank_version"], str, "bank_version"),
             input_type=typed(shape["type"], str, "input.type"),
             length=length,

@@ -1,44 +1,39 @@
 """The ``Bank``: lessons, questions, seed -> variant, and grading, behind one object.
 
 ``load_bank()`` reads a bank directory once per path and caches it. ``Bank.variant`` is a pure
-function of ``(question_id, seed)`` for a given bank version (the random stream is seeded by
-the question id and the seed; numeric answers come from replaying a ledger scenario), so the
-service can store the triple with every attempt and re-derive the grade later.
+function of ``(question_id, seed)`` for a given bank version (the question's kind builds it,
+``quizsvc.bank.kinds``: the random stream is seeded by the question id and the seed; numeric
+answers come from replaying a ledger scenario), so the service can store the triple with every
+attempt and re-derive the grade later.
 """
 
 from __future__ import annotations
 
 import os
-import random
-import string
 import threading
 from collections import OrderedDict
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from quizsvc.bank import grading, numeric
-from quizsvc.bank.answer_key import AnswerKey
+from quizsvc.bank import numeric
 from quizsvc.bank.errors import BankError, NotFound
 from quizsvc.bank.examples import WorkedExample
+from quizsvc.bank.grading import Grader
+from quizsvc.bank.kinds import KINDS, Kind, VariantSource
+from quizsvc.bank.kinds import numeric as numeric_kind
 from quizsvc.bank.loader import (
     BankContent,
     LessonEntry,
     MisconceptionInfo,
     QuestionEntry,
     read_content,
-    text,
 )
 from quizsvc.bank.model import (
-    GRADED,
-    AnswerInput,
     GlossaryTerm,
-    Grade,
     Lesson,
-    Misconception,
-    Option,
     Question,
-    QuestionKind,
     Text,
     Variant,
 )
@@ -47,30 +42,6 @@ BANK_DIR_ENV = "QUIZSVC_BANK_DIR"
 DEFAULT_BANK_DIR = Path(__file__).resolve().parents[2] / "question_bank"
 MAX_SEED = 2**63 - 1
 VARIANT_CACHE_SIZE = 4096
-KIND_ORDER = {kind: index for index, kind in enumerate(QuestionKind)}
-
-
-def ledger_replay(
-    scenario: dict[str, Any], wrong_rules: tuple[str, ...] = (), wrong_from_step: int = 0
-) -> dict[str, Any]:
-    """Replay a FORMAT.md scenario through the ledger core (imported on first use).
-
-    ``wrong_rules`` (the ledger's ``WrongRule`` names) replay it under a named wrong model
-    from loop step ``wrong_from_step`` on, for misconception feedback.
-    """
-    from quizsvc.ledger import replay
-
-    if wrong_rules:
-        return replay(scenario, wrong_rules=wrong_rules, wrong_from_step=wrong_from_step)
-    return replay(scenario)
-
-
-def ledger_solution(trace: dict[str, Any], step: int, lang: str,
-                    focus: tuple[str, ...] = ()) -> str:
-    """Return the ledger's worked solution (markdown) for one step of a trace."""
-    from quizsvc.ledger.explain import worked_solution
-
-    return worked_solution(trace, step, lang, focus)
 
 
 @dataclass(frozen=True)
@@ -84,18 +55,6 @@ class ModelStep:
     wrong: tuple[tuple[str, ...], ...]
 
 
-def focus_of(build: numeric.Build) -> tuple[str, ...]:
-    """Return the request ids a numeric question asks about (read from its answer refs)."""
-    found: list[str] = []
-    for ref in build.refs:
-        path = ref.path
-        rid = path[1] if path[:1] == ("requests",) else path[2] if path[:2] == (
-            "schedule", "limits") else None
-        if rid is not None and rid not in found:
-            found.append(rid)
-    return tuple(found)
-
-
 def check_seed(seed: Any) -> int:
     """Return ``seed`` if it is a usable seed (an integer in [0, 2**63 - 1]), else raise."""
     if isinstance(seed, bool) or not isinstance(seed, int):
@@ -105,10 +64,15 @@ def check_seed(seed: Any) -> int:
     return seed
 
 
-class Bank:
-    """Hold one loaded bank and make and grade its variants."""
+class Bank(Grader):
+    """Hold one loaded bank and make and grade its variants.
 
-    def __init__(self, content: BankContent) -> None:
+    ``kinds`` is the table the bank's questions were read with: it builds and grades them.
+    """
+
+    def __init__(self, content: BankContent, kinds: Mapping[str, Kind] = KINDS) -> None:
+        self.kinds = kinds
+        self._kind_order = {name: index for index, name in enumerate(kinds)}
         self.root = content.root
         self.version = content.version
         self._lessons = content.lessons
@@ -156,8 +120,9 @@ class Bank:
 
         def key(q: Question) -> tuple[int, int, int, int, str]:
             first = rule_order.get(q.rules[0], len(rule_order)) if q.rules else len(rule_order)
-            group = 0 if q.kind is QuestionKind.NUMERIC else 1 if q.kind in GRADED else 2
-            return (order[q.section], group, first, KIND_ORDER[q.kind], q.id)
+            kind = self.kinds[q.kind]
+            group = 0 if kind.computed else 1 if kind.graded else 2
+            return (order[q.section], group, first, self._kind_order[q.kind], q.id)
 
         return sorted(chosen, key=key)
 
@@ -211,22 +176,6 @@ class Bank:
                 self._cache.popitem(last=False)
         return made
 
-    def grade(self, variant: Variant, raw_answer: Any) -> Grade:
-        """Grade a raw answer (a JSON value or a string) against a variant of this bank."""
-        if variant.bank_version != self.version:
-            raise BankError(
-                "variant", "bank_version", "the variant belongs to another bank version"
-            )
-        return grading.grade(variant, raw_answer)
-
-    def grade_key(self, key: AnswerKey, raw_answer: Any) -> Grade:
-        """Grade a raw answer against a stored answer key of this bank (no variant rebuilt)."""
-        if key.bank_version != self.version:
-            raise BankError(
-                "variant", "bank_version", "the answer key belongs to another bank version"
-            )
-        return grading.grade_key(key, raw_answer)
-
     def model_step(self, question_id: str, seed: int, misconception_id: str, lang: str,
                    answer: Any) -> ModelStep | None:
         """Return the asked step of a numeric variant as it ran and as the wrong model
@@ -241,7 +190,7 @@ class Bank:
         wrong = draw.wrong_traces.get(misconception_id)
         if wrong is None or draw.answer != answer:
             return None
-        step, focus = draw.build.step, focus_of(draw.build)
+        step, focus = draw.build.step, numeric_kind.focus_of(draw.build)
         real_rows = tuple(numbers_rows(find_step(draw.trace, step), lang, focus))
         wrong_rows = tuple(numbers_rows(find_step(wrong, step), lang, focus))
         if real_rows == wrong_rows:  # it differs in what the table does not show (KV blocks)
@@ -252,198 +201,15 @@ class Bank:
     def numeric_draw(self, question_id: str, seed: int) -> numeric.NumericDraw:
         """Generate the numeric draw (scenario, trace, answer) behind a numeric variant."""
         check_seed(seed)
-        entry = self.entry(question_id)
-        if entry.generator is None:
-            raise BankError("question", "kind", f"{question_id} is not a numeric question")
-        return numeric.generate(
-            question_id,
-            seed,
-            entry.spec["params"],
-            entry.generator,
-            ledger_replay,
-            str(entry.path),
-        )
+        return numeric_kind.draw(self.entry(question_id), seed)
 
     def make_variant(self, entry: QuestionEntry, seed: int) -> Variant:
-        """Build a variant without the cache (the benchmark and the check use this).
-
-        A choice, multi or order question draws one of its forms from the seed's random
-        stream (and, for a pool, the options it shows: a choice pool shows one of its right
-        statements), then shuffles what it shows; the variant is graded from that form's own
-        answer.
-        """
+        """Build a variant without the cache (the benchmark and the check use this): the
+        question's kind builds it."""
         question = entry.question
-        common: dict[str, Any] = {
-            "question_id": question.id,
-            "seed": seed,
-            "bank_version": self.version,
-            "kind": question.kind,
-            "lesson_link": question.lesson_link,
-            "rules": question.rules,
-        }
-        if question.kind is QuestionKind.NUMERIC:
-            return self._numeric_variant(entry, seed, common)
-        spec = entry.spec
-        rng = random.Random(f"{question.id}|{seed}")
-        names = self.misconception_names(question.lesson)
-        if question.kind in (QuestionKind.CHOICE, QuestionKind.ANCHOR, QuestionKind.MULTI):
-            index, form = pick_form(spec["forms"], rng)
-            pool = list(form["options"])
-            right = set(form["answer"] if isinstance(form["answer"], list) else [form["answer"]])
-            if form.get("draw"):
-                pool = draw_pool(pool, right, form["draw"], rng)
-            shown_ids = {o["id"] for o in pool}
-            options = list(pool)
-            rng.shuffle(options)
-            answer: Any = [o["id"] for o in pool if o["id"] in right]
-            if question.kind is not QuestionKind.MULTI:
-                (answer,) = answer  # a single-answer pool shows exactly one right option
-            wrong = tuple(
-                Misconception(o["misconception"], names[o["misconception"]], o["id"])
-                for o in pool
-                if o["misconception"] and o["id"] in shown_ids
-            )
-            input_type = "multi" if question.kind is QuestionKind.MULTI else "choice"
-            return Variant(
-                prompt=text(form["prompt"]),
-                params={},
-                input=AnswerInput(input_type, options=_options(options)),
-                answer=answer,
-                solution=text(form["solution"]),
-                misconceptions=wrong,
-                form=index,
-                **common,
-            )
-        if question.kind is QuestionKind.ORDER:
-            index, form = pick_form(spec["forms"], rng)
-            items = list(form["items"])
-            if form.get("draw"):
-                keep = set(rng.sample(range(len(items)), form["draw"]))
-                items = [item for i, item in enumerate(items) if i in keep]
-            shown = list(items)
-            # Uniform over every order, the answer's included: leaving the answer out would
-            # make the one order never shown the answer, found by serving enough variants.
-            rng.shuffle(shown)
-            return Variant(
-                prompt=text(form["prompt"]),
-                params={},
-                input=AnswerInput("order", length=len(items), options=_options(shown)),
-                answer=[item["id"] for item in items],
-                solution=text(form["solution"]),
-                form=index,
-                **common,
-            )
-        if question.kind is QuestionKind.FLASHCARD:
-            return Variant(
-                prompt=text(spec["front"]),
-                params={},
-                input=AnswerInput("flashcard"),
-                answer=None,
-                solution=text(spec["back"]),
-                **common,
-            )
-        return Variant(
-            prompt=text(spec["prompt"]),
-            params={},
-            input=AnswerInput("text"),
-            answer=None,
-            solution=text(spec["solution"]),
-            **common,
-        )
-
-    def _numeric_variant(self, entry: QuestionEntry, seed: int, common: dict[str, Any]) -> Variant:
-        spec = entry.spec
-        draw = self.numeric_draw(entry.question.id, seed)
-        shown = {k: v for k, v in draw.display.items() if not k.startswith("_")}
-        prompt = {}
-        for lang in ("zh", "en"):
-            values = localised(shown, lang)
-            try:
-                prompt[lang] = PROMPT_FORMAT.vformat(spec["prompt"][lang], (), values)
-            except (KeyError, IndexError, ValueError) as error:
-                raise BankError(
-                    str(entry.path), f"prompt.{lang}", f"cannot fill: {error!r}"
-                ) from None
-        solution = {}
-        for lang in ("zh", "en"):
-            worked = ledger_solution(draw.trace, draw.build.step, lang, focus_of(draw.build))
-            values = localised(draw.display, lang)
-            intro = PROMPT_FORMAT.vformat(spec["solution"][lang], (), values) if spec[
-                "solution"] else ""
-            solution[lang] = f"{intro}\n\n{worked}" if intro else worked
-        names = self.misconception_names(entry.question.lesson)
-        declared = spec["misconceptions"]
-        undeclared = sorted(set(draw.wrong) - set(declared))
-        if undeclared:
-            raise BankError(str(entry.path), "misconceptions", f"generator names {undeclared}")
-        wrong: list[Misconception] = []
-        for mid in declared:  # declared order is priority order; equal answers keep the first
-            if mid in draw.wrong and all(m.answer != draw.wrong[mid] for m in wrong):
-                wrong.append(Misconception(mid, names[mid], draw.wrong[mid]))
-        build = draw.build
-        if build.is_vector:
-            labels = build.labels or tuple(str(i + 1) for i in range(len(build.refs)))
-            answer_input = AnswerInput("vector", length=len(build.refs), labels=labels)
-        else:
-            answer_input = AnswerInput("integer")
-        return Variant(
-            prompt=Text(**prompt),
-            params={
-                k: {"zh": v.zh, "en": v.en} if isinstance(v, Text) else v for k, v in shown.items()
-            },
-            input=answer_input,
-            answer=draw.answer,
-            solution=Text(**solution),
-            misconceptions=tuple(wrong),
-            scenario=build.scenario,
-            answer_ref=draw.answer_ref,
-            extra={"draw": dict(draw.params), "step": build.step, "attempts": draw.attempts},
-            **common,
-        )
-
-
-class CountFormatter(string.Formatter):
-    """Format prompt templates, writing ``{n:token|tokens}`` as "1 token" or "3 tokens".
-
-    English nouns must agree with the numbers a generator draws ("1 request", never
-    "1 requests"); a field whose format spec holds ``singular|plural`` gets the number and the
-    right noun. Every other field formats as ``str.format`` would.
-    """
-
-    def format_field(self, value: Any, format_spec: str) -> str:
-        """Write a count with its noun, or fall back to the usual formatting."""
-        if "|" in format_spec and isinstance(value, int) and not isinstance(value, bool):
-            singular, plural = format_spec.split("|", 1)
-            return f"{value} {singular if value == 1 else plural}"
-        return str(super().format_field(value, format_spec))
-
-
-PROMPT_FORMAT = CountFormatter()
-
-
-def pick_form(forms: list[dict[str, Any]], rng: random.Random) -> tuple[int, dict[str, Any]]:
-    """Draw one authored form (a question written once has exactly one)."""
-    index = rng.randrange(len(forms)) if len(forms) > 1 else 0
-    return index, forms[index]
-
-
-def draw_pool(options: list[dict[str, Any]], right: set[str], draw: dict[str, int],
-              rng: random.Random) -> list[dict[str, Any]]:
-    """Draw ``draw["right"]`` right and ``draw["wrong"]`` wrong options from a pool, in pool
-    order (the caller shuffles what is shown)."""
-    good = [i for i, o in enumerate(options) if o["id"] in right]
-    bad = [i for i, o in enumerate(options) if o["id"] not in right]
-    keep = set(rng.sample(good, draw["right"])) | set(rng.sample(bad, draw["wrong"]))
-    return [o for i, o in enumerate(options) if i in keep]
-
-
-def localised(values: dict[str, Any], lang: str) -> dict[str, Any]:
-    """Pick the ``lang`` side of every ``Text`` value (a phrase a generator wrote in both)."""
-    return {k: v.get(lang) if isinstance(v, Text) else v for k, v in values.items()}
-
-
-def _options(options: list[dict[str, Any]]) -> tuple[Option, ...]:
-    return tuple(Option(o["id"], text(o["text"])) for o in options)
+        source = VariantSource(entry, seed, self.version,
+                               self.misconception_names(question.lesson))
+        return self.kinds[question.kind].variant(source)
 
 
 _BANKS: dict[Path, Bank] = {}
@@ -456,9 +222,11 @@ def bank_dir(path: str | os.PathLike[str] | None = None) -> Path:
     return Path(chosen).resolve()
 
 
-def read_bank(path: str | os.PathLike[str] | None = None) -> Bank:
-    """Read and validate a bank directory without the cache (for checks and tests)."""
-    return Bank(read_content(bank_dir(path)))
+def read_bank(path: str | os.PathLike[str] | None = None,
+              kinds: Mapping[str, Kind] = KINDS) -> Bank:
+    """Read and validate a bank directory without the cache (for checks and tests), its
+    questions' kinds looked up in ``kinds``."""
+    return Bank(read_content(bank_dir(path), kinds), kinds)
 
 
 def load_bank(path: str | os.PathLike[str] | None = None) -> Bank:

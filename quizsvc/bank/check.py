@@ -25,7 +25,6 @@ from quizsvc.bank.catalog import Bank, read_bank
 from quizsvc.bank.content import (
     CONTENT_SEEDS,
     MIN_DISTINCT_CONTENTS,
-    VARIED_KINDS,
     content_key,
     distinct_contents,
 )
@@ -39,7 +38,7 @@ from quizsvc.bank.coverage import (
 )
 from quizsvc.bank.errors import BankError
 from quizsvc.bank.examples import placed as examples_placed
-from quizsvc.bank.model import GRADED, QuestionKind, Variant
+from quizsvc.bank.model import Variant
 from quizsvc.bank.publication import Publication
 from quizsvc.bank.stated import text_problems as stated_text_problems
 from quizsvc.bank.stated import unsaid_problems
@@ -99,7 +98,8 @@ def check_variant(bank: Bank, variant: Variant) -> list[str]:
             problems.append(f"{where}: empty prompt ({lang})")
         if not variant.solution.get(lang).strip():
             problems.append(f"{where}: empty solution ({lang})")
-    if variant.kind in (QuestionKind.FLASHCARD, QuestionKind.EXPLAIN):
+    kind = bank.kinds[variant.kind]
+    if not kind.graded:
         return problems
     grade = bank.grade(variant, variant.answer)
     if not grade.correct or grade.score != 1.0 or grade.parse_error:
@@ -108,13 +108,13 @@ def check_variant(bank: Bank, variant: Variant) -> list[str]:
         if wrong.answer == variant.answer:
             problems.append(f"{where}: misconception {wrong.id} equals the answer")
             continue
-        if variant.kind is QuestionKind.NUMERIC:
+        if kind.computed:  # a generator computed it: it must read back as that wrong model
             wrong_grade = bank.grade(variant, wrong.answer)
             if wrong_grade.parse_error:
                 problems.append(f"{where}: misconception {wrong.id} answer cannot be parsed")
             elif wrong_grade.misconception is None:
                 problems.append(f"{where}: misconception {wrong.id} is not recognised")
-    if variant.kind is QuestionKind.NUMERIC:
+    if kind.computed:
         problems.extend(_check_numeric(variant, where))
     return problems
 
@@ -172,9 +172,9 @@ def check_bank(
         except BankError as error:
             report.errors.append(str(error))
             continue
-        kind = entry.question.kind
-        stats = QuestionStats(question_id, kind.value)
-        count = seeds if kind is QuestionKind.NUMERIC else min(seeds, 20)
+        kind = bank.kinds[entry.question.kind]
+        stats = QuestionStats(question_id, str(kind.name))
+        count = seeds if kind.computed else min(seeds, 20)
         answers: set[str] = set()
         forms: set[str] = set()
         contents: set[str] = set()
@@ -184,7 +184,7 @@ def check_bank(
             try:
                 variant = bank.make_variant(entry, seed)
                 problems = check_variant(bank, variant)
-                if kind is QuestionKind.NUMERIC:
+                if kind.computed:
                     problems.extend(prompt_problems(variant, entry.spec["states"]))
                 if seed < DETERMINISM_SEEDS and bank.make_variant(entry, seed) != variant:
                     problems.append(f"{question_id} seed {seed}: not deterministic")
@@ -197,9 +197,9 @@ def check_bank(
             stats.variants += 1
             stats.attempts += int(variant.extra.get("attempts", 1))
             answers.add(_key(variant.answer))
-            forms.add(form_signature(variant))
+            forms.add(form_signature(variant, kind.computed))
             contents.add(content_key(variant))
-            if kind is QuestionKind.NUMERIC and seed < TEXT_SEEDS:
+            if kind.computed and seed < TEXT_SEEDS:
                 texts.extend(variant_texts(variant))  # the files hold only the templates
             for wrong in variant.misconceptions:
                 stats.misconceptions[wrong.id] = stats.misconceptions.get(wrong.id, 0) + 1
@@ -207,10 +207,10 @@ def check_bank(
         stats.distinct_answers = len(answers)
         stats.forms = len(forms)
         stats.contents, stats.content_seeds = len(contents), stats.variants
-        if kind in GRADED and kind is not QuestionKind.NUMERIC and stats.variants == count:
+        if kind.graded and not kind.computed and stats.variants == count:
             stats.contents = distinct_contents(bank, question_id)
             stats.content_seeds = CONTENT_SEEDS
-        if kind in VARIED_KINDS:
+        if kind.varied:
             served = publication.servable_contents(bank.questions[question_id])
             if served < MIN_DISTINCT_CONTENTS:
                 report.errors.append(
@@ -218,7 +218,7 @@ def check_bank(
                     f"{CONTENT_SEEDS} seeds (at least {MIN_DISTINCT_CONTENTS}: a few reveals "
                     "must not cover them; decks and exports keep "
                     f"{stats.contents - served} of its {stats.contents})")
-        if kind is QuestionKind.NUMERIC and stats.variants:
+        if kind.computed and stats.variants:
             mean = stats.attempts / stats.variants
             if mean > MAX_MEAN_ATTEMPTS:
                 report.errors.append(f"{question_id}: {mean:.1f} draws per variant (redraws)")
@@ -231,12 +231,13 @@ def check_bank(
     return report
 
 
-def form_signature(variant: Variant) -> str:
-    """Name the form a variant was drawn from: its prompt, the option ids shown, its key."""
+def form_signature(variant: Variant, computed: bool) -> str:
+    """Name the form a variant was drawn from: its prompt, the option ids shown, its key (a
+    ``computed`` template has one form, whatever numbers it draws)."""
     shown = sorted(option.id for option in variant.input.options)
-    answer = variant.answer if variant.kind is not QuestionKind.NUMERIC else "numeric"
-    return repr((variant.prompt.en if variant.kind is not QuestionKind.NUMERIC else "", shown,
-                 answer))
+    if computed:
+        return repr(("", shown, "numeric"))
+    return repr((variant.prompt.en, shown, variant.answer))
 
 
 def lesson_problems(bank: Bank) -> list[str]:
@@ -244,7 +245,7 @@ def lesson_problems(bank: Bank) -> list[str]:
     problems: list[str] = []
     tested: set[str] = set()
     for question in bank.questions.values():
-        if question.kind in GRADED:
+        if bank.kinds[question.kind].graded:
             tested.update(question.rules)
     for lesson_id, lesson in bank.lessons.items():
         entry = bank.lesson_entry(lesson_id)

@@ -10,8 +10,9 @@ the right statement recognises it among any other distractors, so another draw o
 options is not another question.
 
 ``distinct_contents`` counts the contents a question can serve: a concept check with only a
-few can be covered by a few throwaway reveals, so ``bank check`` holds every choice, multi
-and order question to at least ``MIN_DISTINCT_CONTENTS`` contents the service serves.
+few can be covered by a few throwaway reveals, so ``bank check`` holds every question of a
+varied kind (``quizsvc.bank.kinds.VARIED``: choice, multi, order) to at least
+``MIN_DISTINCT_CONTENTS`` contents the service serves.
 """
 
 from __future__ import annotations
@@ -22,15 +23,13 @@ import threading
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from quizsvc.bank.model import QuestionKind, Text, Variant
+from quizsvc.bank.model import Text, Variant
 
 if TYPE_CHECKING:
     from quizsvc.bank.catalog import Bank
 
 CONTENT_SEEDS = 2000  # seeds 0..1999: many more than a learner is served of one question
 MIN_DISTINCT_CONTENTS = 12  # below this, a concept check is never mastered on its own
-# The concept checks held to MIN_DISTINCT_CONTENTS (anchors stay one form: never mastered alone).
-VARIED_KINDS = frozenset({QuestionKind.CHOICE, QuestionKind.MULTI, QuestionKind.ORDER})
 
 
 def text_pair(text: Text) -> list[str]:

@@ -40,7 +40,7 @@ def variant_to_dict(variant: Variant, reveal: bool = True) -> dict[str, Any]:
         "question_id": variant.question_id,
         "seed": variant.seed,
         "bank_version": variant.bank_version,
-        "kind": variant.kind.value,
+        "kind": str(variant.kind),
         "prompt": text_dict(variant.prompt),
         "params": variant.params,
         "input": {
@@ -71,7 +71,6 @@ def grade_to_dict(grade: Grade) -> dict[str, Any]:
         "parse_error": grade.parse_error,
         "misconception": misconception_dict(grade.misconception) if grade.misconception else None,
         "per_element": list(grade.per_element),
-        "graded": grade.graded,
     }
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,7 @@ import yaml
 from quizsvc.bank import examples, schema
 from quizsvc.bank.errors import BankError
 from quizsvc.bank.examples import QuoteError, Quotes, WorkedExample
+from quizsvc.bank.kinds import KINDS, Kind
 from quizsvc.bank.model import (
     GlossaryTerm,
     Lesson,
@@ -41,6 +43,7 @@ from quizsvc.bank.model import (
     Text,
 )
 from quizsvc.bank.numeric import Generator, load_generator
+from quizsvc.bank.schema import text
 
 LESSON_FILE = "lesson.yaml"
 RULES_FILE = "rules.yaml"
@@ -107,11 +110,6 @@ class BankContent:
     version: str
     lessons: dict[str, LessonEntry]
     questions: dict[str, QuestionEntry]
-
-
-def text(data: dict[str, str]) -> Text:
-    """Build a ``Text`` from a validated ``{zh, en}`` mapping."""
-    return Text(zh=data["zh"], en=data["en"])
 
 
 def read_yaml(path: Path) -> Any:
@@ -361,9 +359,10 @@ def local_scenarios(spec: dict[str, Any], path: Path) -> dict[str, tuple[dict[st
     return found
 
 
-def read_question(path: Path, expected_id: str, lesson: LessonEntry) -> QuestionEntry:
-    """Read, validate and cross-check one question file."""
-    spec = schema.load_question(read_yaml(path), str(path))
+def read_question(path: Path, expected_id: str, lesson: LessonEntry,
+                  kinds: Mapping[str, Kind] = KINDS) -> QuestionEntry:
+    """Read, validate and cross-check one question file (its kind looked up in ``kinds``)."""
+    kind, spec = schema.load_question(read_yaml(path), str(path), kinds)
     if spec["id"] != expected_id:
         raise BankError(str(path), "id", f"must equal the file or folder name {expected_id!r}")
     check_references(spec, lesson, path)
@@ -371,18 +370,17 @@ def read_question(path: Path, expected_id: str, lesson: LessonEntry) -> Question
         spec = fill_quotes(spec, lesson.quotes(local_scenarios(spec, path)))
     except QuoteError as error:
         raise BankError(str(path), "(texts)", str(error)) from None
-    kind = QuestionKind(spec["kind"])
     generator = None
-    if kind is QuestionKind.NUMERIC:
+    if kind.computed:
         if path.name != QUESTION_FILE:
-            raise BankError(str(path), "kind", "a numeric question needs its own folder")
+            raise BankError(str(path), "kind", f"a {kind.name} question needs its own folder")
         generator = load_generator(path.parent / spec["generator"])
     elif path.name == QUESTION_FILE and any(path.parent.glob("*.py")):
         raise BankError(str(path), "kind", "only numeric questions have generator modules")
     question = Question(
         id=spec["id"],
         lesson=lesson.lesson.id,
-        kind=kind,
+        kind=kind.name,
         section=spec["section"],
         tags=tuple(spec["tags"]),
         anchors=tuple(
@@ -408,8 +406,9 @@ def check_glossary_cards(lesson: LessonEntry, questions: dict[str, QuestionEntry
                             f"{term.flashcard!r} is not a flashcard of the lesson")
 
 
-def read_content(root: Path) -> BankContent:
-    """Read every lesson and question under ``root``, failing on the first bad file."""
+def read_content(root: Path, kinds: Mapping[str, Kind] = KINDS) -> BankContent:
+    """Read every lesson and question under ``root``, failing on the first bad file (the
+    questions' kinds are looked up in ``kinds``)."""
     if not root.is_dir():
         raise BankError(str(root), "(directory)", "bank directory not found")
     lessons: dict[str, LessonEntry] = {}
@@ -423,7 +422,7 @@ def read_content(root: Path) -> BankContent:
         if not questions_dir.is_dir():
             continue
         for path, expected_id in question_files(questions_dir):
-            entry = read_question(path, expected_id, lesson)
+            entry = read_question(path, expected_id, lesson, kinds)
             if entry.question.id in questions:
                 other = questions[entry.question.id].path
                 raise BankError(str(path), "id", f"duplicate of {other}")

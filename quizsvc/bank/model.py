@@ -15,7 +15,12 @@ from quizsvc.errors import filled
 
 
 class QuestionKind(StrEnum):
-    """Name the kinds of question the bank holds."""
+    """Name the kinds of question the bank ships.
+
+    A kind is known by its name: ``quizsvc.bank.kinds.KINDS`` maps each name to the kind that
+    builds, grades and draws its questions, and a question's ``kind`` is that name (these
+    members for the kinds listed here).
+    """
 
     NUMERIC = "numeric"  # one integer or a vector of integers, computed by the ledger core
     CHOICE = "choice"  # single answer (one option id)
@@ -25,10 +30,6 @@ class QuestionKind(StrEnum):
     FLASHCARD = "flashcard"  # front / back, self-rated, never graded
     EXPLAIN = "explain"  # free text, stored, never auto-graded
 
-
-# The kinds graded from an answer key; flashcards and explanations are self-rated.
-GRADED = frozenset({QuestionKind.NUMERIC, QuestionKind.CHOICE, QuestionKind.MULTI,
-                    QuestionKind.ORDER, QuestionKind.ANCHOR})
 
 
 @dataclass(frozen=True)
@@ -125,7 +126,7 @@ class Question:
 
     id: str
     lesson: str
-    kind: QuestionKind
+    kind: str  # a name of ``quizsvc.bank.kinds.KINDS``
     section: str
     tags: tuple[str, ...]
     anchors: tuple[SourceAnchor, ...]
@@ -187,7 +188,7 @@ class Variant:
     question_id: str
     seed: int
     bank_version: str
-    kind: QuestionKind
+    kind: str
     prompt: Text
     params: dict[str, Any]
     input: AnswerInput
@@ -208,10 +209,8 @@ class Grade:
 
     A ``parse_template`` (not a number, wrong length, unknown option) means the answer was not
     graded and must cost no attempt; ``score`` is in [0, 1] (partial credit for vectors);
-    ``misconception`` names the wrong model whose answer matched, if any.
-    ``graded`` is False for answers the server does not judge: a flashcard's self-rating
-    (``correct`` is then "not rated again", ``score`` the rating mapped to [0, 1]) and an
-    explanation (stored, never auto-graded).
+    ``misconception`` names the wrong model whose answer matched, if any. Only graded kinds
+    are graded: a self-rated kind's answer is checked by its kind and stored, never graded.
     """
 
     correct: bool
@@ -221,7 +220,6 @@ class Grade:
     parse_params: dict[str, Any] | None = None  # its values; "element": the box (1-based)
     misconception: Misconception | None = None
     per_element: tuple[bool, ...] = ()
-    graded: bool = True
 
     @property
     def parse_error(self) -> str | None:

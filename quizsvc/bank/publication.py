@@ -12,8 +12,9 @@ partition is by *content* (``quizsvc.bank.content.content_key``, what a variant 
 
 A question whose contents are few cannot spare any (one form, a choice with three): it
 *publishes nothing* and stays out of decks, worksheets and exports, and every content it has
-is servable. Numeric templates always publish (their contents are countless). Self-rated
-questions (flashcards, explanations) are never graded closed-book, so they need no partition.
+is servable. Computed (numeric) templates always publish: their contents are countless.
+Self-rated questions (flashcards, explanations) are never graded closed-book, so they need no
+partition.
 
 Pure functions of the bank: the same bank gives the same partition on every server.
 """
@@ -24,7 +25,7 @@ from typing import Any
 
 from quizsvc.bank.content import content_key, contents
 from quizsvc.bank.errors import BankError
-from quizsvc.bank.model import Question, QuestionKind, Variant
+from quizsvc.bank.model import Question, Variant
 
 SERVED_SEED_BITS = 48  # the service draws its seeds from [0, 2**48)
 PUBLISHED_SEEDS = range(2**SERVED_SEED_BITS, 2**(SERVED_SEED_BITS + 1))
@@ -34,8 +35,6 @@ PUBLISHED_SHARE = 8  # one content in eight is kept for what leaves the server
 # ``content.MIN_DISTINCT_CONTENTS``).
 MIN_PUBLISHING_CONTENTS = 16
 MAX_PUBLISHED_TRIES = 64  # seeds tried per published variant before giving up
-CONCEPT_KINDS = frozenset({QuestionKind.CHOICE, QuestionKind.MULTI, QuestionKind.ORDER,
-                           QuestionKind.ANCHOR})
 
 
 def published(key: str) -> bool:
@@ -57,12 +56,9 @@ class Publication:
         """Tell whether ``question`` gives some of its contents to decks and exports."""
         found = self._publishes.get(question.id)
         if found is None:
-            if question.kind is QuestionKind.NUMERIC:
-                found = True
-            elif question.kind in CONCEPT_KINDS:
-                found = len(contents(self.bank, question.id)) >= MIN_PUBLISHING_CONTENTS
-            else:
-                found = False
+            kind = self.bank.kinds[question.kind]
+            found = kind.computed or (kind.graded and len(contents(
+                self.bank, question.id)) >= MIN_PUBLISHING_CONTENTS)
             self._publishes[question.id] = found
         return found
 

@@ -9,7 +9,8 @@ errors, as everywhere in quizsvc.
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from marshmallow import (
     RAISE,
@@ -22,8 +23,10 @@ from marshmallow import (
 )
 
 from quizsvc.bank.errors import BankError
-from quizsvc.bank.model import GRADED, QuestionKind
-from quizsvc.bank.stated import SETTING_KEYS
+from quizsvc.bank.model import Text
+
+if TYPE_CHECKING:
+    from quizsvc.bank.kinds.base import Kind
 
 SLUG = validate.Regexp(r"^[a-z0-9]+(-[a-z0-9]+)*$", error="must be a lowercase-hyphenated slug")
 PARAM_NAME = validate.Regexp(r"^[a-z_][a-z0-9_]*$", error="must be a lowercase identifier")
@@ -189,24 +192,27 @@ class LocalScenarioSchema(StrictSchema):
     scenario = fields.Dict(required=True)
 
 
+def text(data: Mapping[str, str]) -> Text:
+    """Build a ``Text`` from a validated ``{zh, en}`` mapping."""
+    return Text(zh=data["zh"], en=data["en"])
+
+
 def _no_duplicates(ids: list[str], field_name: str) -> None:
     duplicates = sorted({i for i in ids if ids.count(i) > 1})
     if duplicates:
         raise ValidationError(f"duplicate ids {duplicates}", field_name)
 
 
-
-
 class QuestionBaseSchema(StrictSchema):
     """Validate the fields every question has.
 
     ``rules`` name the rules the question tests, the first one the rule its reveal links to;
-    every graded question must name at least one. ``scenarios`` are ledger scenarios whose
-    replayed numbers the question's texts quote.
+    every graded question must name at least one (``load_question`` holds it to that).
+    ``scenarios`` are ledger scenarios whose replayed numbers the question's texts quote.
     """
 
     id = fields.String(required=True, validate=SLUG)
-    kind = fields.String(required=True, validate=validate.OneOf([k.value for k in QuestionKind]))
+    kind = fields.String(required=True)  # ``load_question`` chose the schema by it
     section = fields.String(required=True, validate=SLUG)
     tags = fields.List(fields.String(validate=SLUG), required=True, validate=NON_EMPTY)
     anchors = fields.List(fields.Nested(AnchorSchema), required=True, validate=NON_EMPTY)
@@ -219,9 +225,7 @@ class QuestionBaseSchema(StrictSchema):
 
     @validates_schema
     def check_rules(self, data: dict[str, Any], **_: Any) -> None:
-        """Require graded questions to name their rules, each once."""
-        if QuestionKind(data["kind"]) in GRADED and not data["rules"]:
-            raise ValidationError("a graded question must name the rules it tests", "rules")
+        """Require each rule to be named once."""
         if len(set(data["rules"])) != len(data["rules"]):
             raise ValidationError("a rule is listed twice", "rules")
 
@@ -234,7 +238,8 @@ class OptionSchema(StrictSchema):
     misconception = fields.String(load_default=None, validate=SLUG)
 
 
-def _unique_option_ids(options: list[dict[str, Any]], field_name: str) -> set[str]:
+def unique_option_ids(options: list[dict[str, Any]], field_name: str) -> set[str]:
+    """Return the ids of ``options``, refusing a repeated one."""
     ids = [option["id"] for option in options]
     if len(set(ids)) != len(ids):
         raise ValidationError("option ids must be unique", field_name)
@@ -248,104 +253,8 @@ class DrawSchema(StrictSchema):
     wrong = fields.Integer(required=True, strict=True, validate=validate.Range(min=1))
 
 
-class ChoiceFormSchema(StrictSchema):
-    """Validate one form of a single-answer question: its own prompt, options, answer, solution.
-
-    With ``draw`` (``right`` must be 1), the options are a pool: ``answer`` may list several
-    right statements, and each variant shows one of them beside ``draw.wrong`` of the wrong
-    ones, so the form asks something new more often than a mere reshuffle would.
-    """
-
-    prompt = fields.Nested(TextSchema, required=True)
-    options = fields.List(
-        fields.Nested(OptionSchema), required=True, validate=validate.Length(min=2)
-    )
-    answer = fields.Raw(required=True)  # one option id; with draw, a list of the right ones
-    solution = fields.Nested(TextSchema, required=True)
-    draw = fields.Nested(DrawSchema, load_default=None)
-
-    @validates_schema
-    def check_answer(self, data: dict[str, Any], **_: Any) -> None:
-        """Require the answer to be options, none tagged as a misconception, and a draw that
-        shows exactly one right option."""
-        ids = _unique_option_ids(data["options"], "options")
-        right = right_ids(data["answer"])
-        draw = data["draw"]
-        if len(right) > 1 and not draw:
-            raise ValidationError("several right options need a draw", "answer")
-        for answer in right:
-            if answer not in ids:
-                raise ValidationError(f"{answer!r} is not an option id", "answer")
-        for option in data["options"]:
-            if option["id"] in right and option["misconception"]:
-                raise ValidationError("the correct option cannot carry a misconception", "options")
-        if draw and (draw["right"] != 1 or draw["wrong"] > len(ids) - len(right)):
-            raise ValidationError("must draw 1 right option and at most the wrong ones", "draw")
-
-
-def right_ids(answer: Any) -> list[str]:
-    """Return a single-answer form's right option ids: its one id, or its pool's list."""
-    right = answer if isinstance(answer, list) else [answer]
-    if not right or not all(isinstance(item, str) and OPTION_ID_PATTERN.match(item)
-                            for item in right):
-        raise ValidationError("must be an option id or a list of option ids", "answer")
-    if len(set(right)) != len(right):
-        raise ValidationError("answer ids must be unique", "answer")
-    return right
-
-
-class MultiFormSchema(StrictSchema):
-    """Validate one form of a multiple-answer question: ``answer`` is the set of right ids.
-
-    With ``draw``, the options are a pool: each variant shows ``draw.right`` of the right
-    options and ``draw.wrong`` of the wrong ones, and is graded on the ones it shows.
-    """
-
-    prompt = fields.Nested(TextSchema, required=True)
-    options = fields.List(
-        fields.Nested(OptionSchema), required=True, validate=validate.Length(min=3)
-    )
-    answer = fields.List(fields.String(validate=OPTION_ID), required=True, validate=NON_EMPTY)
-    solution = fields.Nested(TextSchema, required=True)
-    draw = fields.Nested(DrawSchema, load_default=None)
-
-    @validates_schema
-    def check_answer(self, data: dict[str, Any], **_: Any) -> None:
-        """Require every answer id to be an option, and at least one wrong option."""
-        ids = _unique_option_ids(data["options"], "options")
-        unknown = sorted(set(data["answer"]) - ids)
-        if unknown:
-            raise ValidationError(f"{unknown} are not option ids", "answer")
-        if len(set(data["answer"])) != len(data["answer"]):
-            raise ValidationError("answer ids must be unique", "answer")
-        if set(data["answer"]) == ids:
-            raise ValidationError("at least one option must be wrong", "answer")
-        draw = data["draw"]
-        if draw and (draw["right"] > len(data["answer"])
-                     or draw["wrong"] > len(ids) - len(data["answer"])):
-            raise ValidationError("draws more options than the pool holds", "draw")
-
-
-class OrderFormSchema(StrictSchema):
-    """Validate one form of an ordering question: ``items`` are written in the correct order.
-
-    With ``draw``, each variant orders that many of the items (kept in their relative order).
-    """
-
-    prompt = fields.Nested(TextSchema, required=True)
-    items = fields.List(fields.Nested(OptionSchema), required=True, validate=validate.Length(min=3))
-    solution = fields.Nested(TextSchema, required=True)
-    draw = fields.Integer(load_default=None, strict=True, validate=validate.Range(min=3))
-
-    @validates_schema
-    def check_items(self, data: dict[str, Any], **_: Any) -> None:
-        """Require unique item ids and a draw no larger than the items."""
-        _unique_option_ids(data["items"], "items")
-        if data["draw"] is not None and data["draw"] > len(data["items"]):
-            raise ValidationError("draws more items than there are", "draw")
-
-
-def _forms_field(form: type[Schema]) -> fields.List[Any]:
+def forms_field(form: type[Schema]) -> fields.List[Any]:
+    """Return the ``forms`` field of a question written as several forms of ``form``."""
     return fields.List(fields.Nested(form), load_default=None, validate=NON_EMPTY)
 
 
@@ -385,111 +294,6 @@ class FormsMixin:
         return data
 
 
-class ChoiceSchema(FormsMixin, QuestionBaseSchema):
-    """Validate a single-answer question (``choice`` or ``anchor``)."""
-
-    form_schema = ChoiceFormSchema
-    form_keys = ("prompt", "options", "answer", "solution", "draw")
-    prompt = fields.Raw()
-    options = fields.Raw()
-    answer = fields.Raw()
-    solution = fields.Raw()
-    draw = fields.Raw()
-    forms = _forms_field(ChoiceFormSchema)
-
-
-class MultiSchema(FormsMixin, QuestionBaseSchema):
-    """Validate a multiple-answer question."""
-
-    form_schema = MultiFormSchema
-    form_keys = ("prompt", "options", "answer", "solution", "draw")
-    prompt = fields.Raw()
-    options = fields.Raw()
-    answer = fields.Raw()
-    solution = fields.Raw()
-    draw = fields.Raw()
-    forms = _forms_field(MultiFormSchema)
-
-
-class OrderSchema(FormsMixin, QuestionBaseSchema):
-    """Validate an ordering question."""
-
-    form_schema = OrderFormSchema
-    form_keys = ("prompt", "items", "solution", "draw")
-    prompt = fields.Raw()
-    items = fields.Raw()
-    solution = fields.Raw()
-    draw = fields.Raw()
-    forms = _forms_field(OrderFormSchema)
-
-
-class FlashcardSchema(QuestionBaseSchema):
-    """Validate a flashcard: a front, a back, self-rated."""
-
-    front = fields.Nested(TextSchema, required=True)
-    back = fields.Nested(TextSchema, required=True)
-
-
-class ExplainSchema(QuestionBaseSchema):
-    """Validate a free-text question; ``solution`` is the model answer shown afterwards."""
-
-    prompt = fields.Nested(TextSchema, required=True)
-    solution = fields.Nested(TextSchema, required=True)
-
-
-class ParamSchema(StrictSchema):
-    """Validate one declared parameter: an inclusive integer range or a list of choices."""
-
-    min = fields.Integer(strict=True)
-    max = fields.Integer(strict=True)
-    choices = fields.List(fields.Raw(), validate=NON_EMPTY)
-
-    @validates_schema
-    def check_shape(self, data: dict[str, Any], **_: Any) -> None:
-        """Require exactly one of ``min``/``max`` (both) or ``choices``."""
-        has_range = "min" in data or "max" in data
-        if has_range == ("choices" in data):
-            raise ValidationError("give either min and max, or choices", "choices")
-        if has_range:
-            if "min" not in data or "max" not in data:
-                raise ValidationError("a range needs both min and max", "max")
-            if data["min"] > data["max"]:
-                raise ValidationError("min must not exceed max", "min")
-        else:
-            for choice in data["choices"]:
-                if isinstance(choice, bool) or not isinstance(choice, int | str):
-                    raise ValidationError("choices must be integers or strings", "choices")
-
-
-class NumericSchema(QuestionBaseSchema):
-    """Validate a numeric template: declared parameters, a generator module, a prompt."""
-
-    prompt = fields.Nested(TextSchema, required=True)
-    params = fields.Dict(
-        keys=fields.String(validate=PARAM_NAME),
-        values=fields.Nested(ParamSchema),
-        required=True,
-        validate=NON_EMPTY,
-    )
-    generator = fields.String(
-        load_default="generator.py", validate=validate.Regexp(r"^[a-z_][a-z0-9_]*\.py$")
-    )
-    misconceptions = fields.List(fields.String(validate=SLUG), load_default=list)
-    solution = fields.Nested(TextSchema, load_default=None)
-    # The scenario settings the prompt names; bank check proves the others cannot bind.
-    states = fields.List(fields.String(validate=validate.OneOf(SETTING_KEYS)), required=True)
-
-
-QUESTION_SCHEMAS: dict[QuestionKind, type[QuestionBaseSchema]] = {
-    QuestionKind.NUMERIC: NumericSchema,
-    QuestionKind.CHOICE: ChoiceSchema,
-    QuestionKind.ANCHOR: ChoiceSchema,
-    QuestionKind.MULTI: MultiSchema,
-    QuestionKind.ORDER: OrderSchema,
-    QuestionKind.FLASHCARD: FlashcardSchema,
-    QuestionKind.EXPLAIN: ExplainSchema,
-}
-
 PLACEHOLDER = re.compile(r"{([a-zA-Z_][a-zA-Z0-9_]*)}")
 
 
@@ -522,14 +326,15 @@ def load_with(schema: Schema, data: Any, path: str) -> dict[str, Any]:
         raise BankError(path, field_name, reason) from None
 
 
-def load_question(data: Any, path: str) -> dict[str, Any]:
-    """Validate one question file, choosing the schema by its ``kind``."""
+def load_question(data: Any, path: str, kinds: Mapping[str, Kind]) -> tuple[Kind, dict[str, Any]]:
+    """Validate one question file with the schema of its ``kind`` (looked up in ``kinds``);
+    return the kind and the validated file."""
     if not isinstance(data, dict):
         raise BankError(path, "(file)", "must be a mapping")
-    kind = data.get("kind")
-    try:
-        schema_class = QUESTION_SCHEMAS[QuestionKind(str(kind))]
-    except (ValueError, KeyError):
-        choices = ", ".join(k.value for k in QuestionKind)
-        raise BankError(path, "kind", f"must be one of: {choices}") from None
-    return load_with(schema_class(), data, path)
+    kind = kinds.get(str(data.get("kind")))
+    if kind is None:
+        raise BankError(path, "kind", f"must be one of: {', '.join(kinds)}")
+    spec = load_with(kind.schema(), data, path)
+    if kind.graded and not spec["rules"]:
+        raise BankError(path, "rules", "a graded question must name the rules it tests")
+    return kind, spec

@@ -13,16 +13,14 @@ import re
 from dataclasses import dataclass
 
 from quizsvc.bank.catalog import Bank
-from quizsvc.bank.model import QuestionKind, Variant
+from quizsvc.bank.model import Variant
 from quizsvc.bank.publication import Publication
 
-GRADABLE = (
-    QuestionKind.NUMERIC,
-    QuestionKind.CHOICE,
-    QuestionKind.MULTI,
-    QuestionKind.ORDER,
-    QuestionKind.ANCHOR,
-)
+# What a learner is told to do beyond picking one option, by answer input
+# (``AnswerInput.type``): the worksheets, the Anki deck and the LMS exports word it each
+# in their own way.
+INSTRUCTIONS = {"multi": "choose_all", "order": "order"}
+NUMBERS = ("integer", "vector")  # the answer inputs written as numbers
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 MAX_COUNT = 200
 PUBLISHED_START_SPAN = 2**40  # where in the published seeds a worksheet item starts looking
@@ -85,9 +83,9 @@ def pick_items(bank: Bank, lesson_id: str, count: int, seed: int,
     publication = publication or Publication(bank)
     rng = random.Random(f"worksheet|{lesson_id}|{seed}")
     questions = [q for q in bank.questions_for(lesson_id)
-                 if q.kind in GRADABLE and publication.publishes(q)]
-    numeric = [q for q in questions if q.kind is QuestionKind.NUMERIC]
-    others = [q for q in questions if q.kind is not QuestionKind.NUMERIC]
+                 if bank.kinds[q.kind].graded and publication.publishes(q)]
+    numeric = [q for q in questions if bank.kinds[q.kind].computed]
+    others = [q for q in questions if not bank.kinds[q.kind].computed]
     rng.shuffle(numeric)
     rng.shuffle(others)
     share = min(len(numeric), max(1, (count + 1) // 2)) if numeric else 0
@@ -103,14 +101,15 @@ def pick_items(bank: Bank, lesson_id: str, count: int, seed: int,
 
 def _answer_text(variant: Variant, lang: str) -> str:
     letters = {o.id: LETTERS[i] for i, o in enumerate(variant.input.options)}
-    if variant.kind is QuestionKind.NUMERIC:
-        if variant.input.type == "vector":
-            pairs = zip(variant.input.labels, variant.answer, strict=True)
-            return "[" + ", ".join(f"{label}={value}" for label, value in pairs) + "]"
+    shape = variant.input.type
+    if shape == "vector":
+        pairs = zip(variant.input.labels, variant.answer, strict=True)
+        return "[" + ", ".join(f"{label}={value}" for label, value in pairs) + "]"
+    if shape == "integer":
         return str(variant.answer)
-    if variant.kind is QuestionKind.MULTI:
+    if shape == "multi":
         return ", ".join(sorted(letters[a] for a in variant.answer))
-    if variant.kind is QuestionKind.ORDER:
+    if shape == "order":
         return " → ".join(letters[a] for a in variant.answer)
     return letters[variant.answer]
 
@@ -126,15 +125,11 @@ def _wrong_text(variant: Variant, lang: str) -> list[str]:
 
 
 def _blank(variant: Variant, words: dict[str, str]) -> str:
-    if variant.kind is QuestionKind.NUMERIC:
-        if variant.input.type == "vector":
-            return "[ " + ", ".join(f"{label} = ____" for label in variant.input.labels) + " ]"
+    if variant.input.type == "vector":
+        return "[ " + ", ".join(f"{label} = ____" for label in variant.input.labels) + " ]"
+    if variant.input.type in NUMBERS:
         return "______"
-    if variant.kind is QuestionKind.ORDER:
-        return f"({words['order']}) ______"
-    if variant.kind is QuestionKind.MULTI:
-        return f"({words['choose_all']}) ______"
-    return f"({words['choose_one']}) ______"
+    return f"({words[INSTRUCTIONS.get(variant.input.type, 'choose_one')]}) ______"
 
 
 def render_markdown(

@@ -28,6 +28,7 @@ from sqlalchemy.exc import IntegrityError
 
 from quizsvc.bank.answer_key import AnswerKey
 from quizsvc.bank.catalog import ModelStep
+from quizsvc.bank.kinds import KINDS
 from quizsvc.bank.model import Grade, Misconception, QuestionKind, Text
 from quizsvc.bank.teaching import Teaching
 from quizsvc.errors import N_, Conflict, Gone, Invalid, NotFound
@@ -37,9 +38,8 @@ from quizsvc.review.scheduling import ReviewRating
 from quizsvc.store.answer_rows import AnswerWrite, NewAttempt
 from quizsvc.store.answers import AnswerSnapshot, KeyedAttempt, StoredAttempt
 from quizsvc.store.repository import Stale
-from quizsvc.study.bank_index import GRADED_KINDS
 from quizsvc.study.context import Context
-from quizsvc.study.limits import MAX_EXPLANATION, MAX_IDEMPOTENCY_KEY, MAX_TEXT_ANSWER
+from quizsvc.study.limits import MAX_EXPLANATION, MAX_IDEMPOTENCY_KEY
 from quizsvc.study.serving import ServedQuestion, served_view
 
 log = logging.getLogger(__name__)
@@ -193,22 +193,6 @@ def stored_key(ctx: Context, attempt: StoredAttempt) -> AnswerKey | None:
     return AnswerKey.from_variant(ctx.bank.variant(attempt.question_id, attempt.seed))
 
 
-def check_answer_shape(kind: QuestionKind, answer: Any) -> Any:
-    """Validate the answer of a self-rated question (a flashcard has none; free text is text)."""
-    if kind is QuestionKind.FLASHCARD:
-        if answer not in (None, ""):
-            raise Invalid("answer", N_("a flashcard takes no answer: send null, then rate it"),
-                          reason="flashcard_takes_no_answer")
-        return None
-    if not isinstance(answer, str) or not answer.strip():
-        raise Invalid("answer", N_("expected your explanation as non-empty text"),
-                      reason="text_required")
-    if len(answer) > MAX_TEXT_ANSWER:
-        raise Invalid("answer", N_("at most %(max)s characters"), reason="too_long",
-                      params={"max": MAX_TEXT_ANSWER})
-    return answer
-
-
 def check_idempotency_key(idempotency_key: str) -> None:
     """Refuse a missing or overlong Idempotency-Key (422 on the header)."""
     if not idempotency_key or len(idempotency_key) > MAX_IDEMPOTENCY_KEY:
@@ -230,9 +214,9 @@ class Graded:
 def grade_answer(bank: Teaching, snapshot: AnswerSnapshot, answer: Any) -> Graded:
     """Read ``answer`` against the snapshot's variant (raises ``Invalid`` if unreadable)."""
     key = answer_key_of(bank, snapshot.question_id, snapshot.seed, snapshot.answer_key)
-    kind = QuestionKind(snapshot.kind)
-    if kind not in GRADED_KINDS:
-        return Graded(key, check_answer_shape(kind, answer), None)
+    kind = KINDS[snapshot.kind]
+    if not kind.graded:
+        return Graded(key, kind.check_answer(answer), None)
     grade = bank.grade_key(key, answer)
     if grade.parse_template is not None:
         # The grader says why with a template and its params (the learner's text is a param,

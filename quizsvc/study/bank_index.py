@@ -10,13 +10,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from quizsvc.bank.model import Lesson, Question, QuestionKind, Section
+from quizsvc.bank.kinds import GRADED
+from quizsvc.bank.model import Lesson, Question, Section
 from quizsvc.bank.publication import Publication
 from quizsvc.errors import N_, NotFound
-
-GRADED_KINDS = frozenset({QuestionKind.NUMERIC, QuestionKind.CHOICE, QuestionKind.MULTI,
-                          QuestionKind.ORDER, QuestionKind.ANCHOR})
-SELF_RATED_KINDS = frozenset({QuestionKind.FLASHCARD, QuestionKind.EXPLAIN})
 
 
 def entries(collection: Any) -> list[Any]:
@@ -67,4 +64,4 @@ class BankIndex:
         """Return the ids of the graded questions of one lesson (or of all), sorted."""
         lessons = [lesson_id] if lesson_id is not None else list(self.lessons)
         return sorted(q.id for lid in lessons for q in self.by_lesson.get(lid, ())
-                      if q.kind in GRADED_KINDS)
+                      if q.kind in GRADED)

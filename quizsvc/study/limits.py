@@ -10,8 +10,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+# Characters of a free-text answer: the explain kind checks it, the schemas document it.
+from quizsvc.bank.kinds.explain import MAX_TEXT_ANSWER as MAX_TEXT_ANSWER
+
 MAX_EXPLANATION = 4000  # characters of a wrong answer's explanation
-MAX_TEXT_ANSWER = 4000  # characters of a free-text answer
 MAX_IDEMPOTENCY_KEY = 200  # characters of an Idempotency-Key
 MAX_NOTE = 2000  # characters of a self-assessment note
 MAX_REF = 200  # characters of a question or section id

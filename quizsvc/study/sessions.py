@@ -11,10 +11,10 @@ import base64
 from dataclasses import dataclass
 from datetime import datetime
 
+from quizsvc.bank.kinds import GRADED
 from quizsvc.bank.model import Question, QuestionKind, Text
 from quizsvc.errors import N_, Invalid, NotFound
 from quizsvc.store import sessions as store
-from quizsvc.study.bank_index import GRADED_KINDS
 from quizsvc.study.context import Context
 from quizsvc.study.limits import MAX_OPEN_SESSIONS
 
@@ -48,10 +48,10 @@ class SessionView:
         return self.answered >= self.total
 
 
-def wanted_in(mode: str, kind: QuestionKind) -> bool:
+def wanted_in(mode: str, kind: str) -> bool:
     """Tell whether a session of ``mode`` serves questions of ``kind``."""
     if mode == "quiz":
-        return kind in GRADED_KINDS
+        return kind in GRADED
     if mode == "flashcards":
         return kind == QuestionKind.FLASHCARD
     return True

@@ -23,6 +23,8 @@ from werkzeug.wrappers import Response as BaseResponse
 
 from quizsvc.bank.anki import LANG_MODES
 from quizsvc.bank.catalog import ModelStep
+from quizsvc.bank.kinds import KINDS
+from quizsvc.bank.kinds.form import position_field, vector_field
 from quizsvc.errors import Conflict, Invalid, ServiceError
 from quizsvc.http.arguments import (
     AnswerFormSchema,
@@ -69,13 +71,7 @@ from quizsvc.study import simulator as plans
 from quizsvc.study.limits import MAX_LINK_CODE
 from quizsvc.web import labels
 from quizsvc.web import simulator as sim
-from quizsvc.web.forms import (
-    FormError,
-    answer_from_form,
-    decimal_or_text,
-    position_field,
-    vector_field,
-)
+from quizsvc.web.forms import answer_from_form, decimal_or_text
 from quizsvc.web.lesson import lesson_parts, source_anchors
 
 bp = Blueprint(
@@ -336,11 +332,6 @@ def start_session() -> BaseResponse:
     return see_other("web.session", session_id=started.id)
 
 
-def option_ids(served: Any) -> list[str]:
-    """Return the option ids of a served question's answer shape."""
-    return [option.id for option in served.input.options]
-
-
 @dataclass(frozen=True)
 class AnswerProblem:
     """Why an answer could not be read, placed where the learner typed it: the form field
@@ -388,6 +379,7 @@ def question_page(item: Any, values: dict[str, Any] | None = None,
         rated=last_rated(),
         values=values or {}, error=error, idempotency_key=secrets.token_urlsafe(18),
         notice=notice if notice in NOTICES else None,
+        answer_template=KINDS[item.question.kind].template,
         vector_field=vector_field, position_field=position_field,
     ), status
 
@@ -432,15 +424,10 @@ def answer(session_id: str) -> BaseResponse | tuple[str, int]:
     served = item.question
     values = request.form.to_dict(flat=False)
     try:
-        given = answer_from_form(served.input.type, served.input.length, option_ids(served),
-                                 request.form)
+        given = answer_from_form(served.kind, served.input, values)
         result = answering.submit(ctx, form["variant_id"], given, form["idempotency_key"])
         if result.graded and not result.replayed:
             answer_graded(bool(result.correct))
-    except FormError as error:
-        problem = answer_problem(served, error.field, error.template, error.reason,
-                                 error.params)
-        return question_page(item, values, problem, 422)
     except Invalid as error:
         problem = answer_problem(served, error.field, error.template, error.reason,
                                  error.params)

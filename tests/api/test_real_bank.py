@@ -11,11 +11,10 @@ import pytest
 
 from quizsvc import create_app
 from quizsvc.bank import load_bank
+from quizsvc.bank.kinds import GRADED
 from tests.api.test_study_flow import SECRET_KEYS, keys_in
 from tests.support.browsers import ApiBrowser, Study
 from tests.support.history import comparable, forget_history
-
-GRADED = {"numeric", "choice", "multi", "order", "anchor"}
 
 
 @pytest.fixture(scope="session")

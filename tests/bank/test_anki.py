@@ -15,6 +15,7 @@ import yaml
 
 from quizsvc.bank import BankError, anki, read_bank
 from quizsvc.bank.catalog import DEFAULT_BANK_DIR, Bank
+from quizsvc.bank.kinds import GRADED
 from quizsvc.bank.model import QuestionKind
 from quizsvc.bank.publication import Publication
 from tests.support.anki import anki_collection, import_package
@@ -48,7 +49,7 @@ def expected_counts(bank: Bank) -> dict[str, int]:
     by_kind = kinds(bank)
     publication = Publication(bank)
     publishing = sum(publication.publishes(q) for q in bank.questions_for(LESSON)
-                     if q.kind in anki.CONCEPT_KINDS and q.kind is not QuestionKind.EXPLAIN)
+                     if q.kind in GRADED and q.kind is not QuestionKind.NUMERIC)
     return {anki.FLASHCARD: by_kind[QuestionKind.FLASHCARD],
             anki.GLOSSARY: len(bank.lessons[LESSON].glossary),
             anki.CONCEPT: by_kind[QuestionKind.EXPLAIN] + publishing,
@@ -136,7 +137,7 @@ def test_a_lesson_without_a_glossary_gives_no_glossary_notes(tiny_bank):
     assert deck.counts()[anki.GLOSSARY] == 0
     assert deck.counts()[anki.CONCEPT] == sum(
         Publication(plain).publishes(q) for q in plain.questions_for(TINY)
-        if q.kind in anki.CONCEPT_KINDS)
+        if q.kind in GRADED and q.kind is not QuestionKind.NUMERIC)
 
 
 def test_the_deck_says_anki_study_never_becomes_mastery(bank):

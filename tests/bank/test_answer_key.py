@@ -11,6 +11,7 @@ from quizsvc.bank import AnswerKey, BankError, load_bank
 from quizsvc.bank.answer_key import FORMAT_VERSION
 from quizsvc.bank.catalog import DEFAULT_BANK_DIR
 from quizsvc.bank.grading import grade, grade_key
+from quizsvc.bank.kinds import GRADED
 from quizsvc.bank.model import (
     AnswerInput,
     Misconception,
@@ -25,8 +26,6 @@ QUESTION_IDS = sorted(load_bank(DEFAULT_BANK_DIR).questions)
 # (distinctive enough to look for in the key's text).
 BIG_SEED = 2**47 + 12_345
 SEEDS = (0, 7, 11, BIG_SEED)
-GRADED = {QuestionKind.NUMERIC, QuestionKind.CHOICE, QuestionKind.MULTI, QuestionKind.ORDER,
-          QuestionKind.ANCHOR}
 NOT_NEEDED = {"seed", "scenario", "prompt", "params", "answer_ref", "extra", "labels",
               "question_id"}
 MAX_KEY_BYTES = 8192

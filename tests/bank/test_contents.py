@@ -17,10 +17,10 @@ from quizsvc.bank.check import check_bank
 from quizsvc.bank.content import (
     CONTENT_SEEDS,
     MIN_DISTINCT_CONTENTS,
-    VARIED_KINDS,
     content_key,
     distinct_contents,
 )
+from quizsvc.bank.kinds import VARIED
 from quizsvc.bank.model import QuestionKind
 from quizsvc.bank.publication import Publication
 from quizsvc.cli import main
@@ -31,7 +31,7 @@ NOT_ALONE = re.compile(r"same scenario|same two prompts|同一场景|同样的�
 
 
 def concept_checks(bank):
-    return sorted(qid for qid, q in bank.questions.items() if q.kind in VARIED_KINDS)
+    return sorted(qid for qid, q in bank.questions.items() if q.kind in VARIED)
 
 
 def test_every_choice_multi_and_order_question_serves_enough_distinct_contents(bank):

@@ -1,4 +1,6 @@
-"""Grading: exact integers, per-element vectors, option ids; unreadable input is a parse error."""
+"""Grading: exact integers, per-element vectors, option ids; unreadable input is a parse error.
+
+Self-rated kinds are never graded: their kind checks the answer's shape and it is stored."""
 
 from __future__ import annotations
 
@@ -6,6 +8,8 @@ import pytest
 
 from quizsvc.bank import BankError
 from quizsvc.bank.grading import grade
+from quizsvc.bank.kinds import GRADED, KINDS
+from quizsvc.bank.kinds.explain import MAX_TEXT_ANSWER
 from quizsvc.bank.model import (
     AnswerInput,
     Misconception,
@@ -14,6 +18,7 @@ from quizsvc.bank.model import (
     Text,
     Variant,
 )
+from quizsvc.errors import Invalid
 
 WRONG = Misconception("waiting-before-running", Text("先 waiting", "Waiting first"), [1, 3, 7])
 
@@ -140,26 +145,43 @@ def test_an_order_that_is_not_a_permutation_is_a_parse_error(raw):
     assert grade(ORDER, raw).parse_error
 
 
-@pytest.mark.parametrize(("raw", "correct", "score"), [
-    ("again", False, 0.0), ("hard", True, 1 / 3), ("Good", True, 2 / 3), (4, True, 1.0),
+@pytest.mark.parametrize("variant", [CARD, EXPLAIN], ids=["flashcard", "explain"])
+def test_a_self_rated_kind_is_never_graded(variant):
+    for raw in ("good", 3, "C rolls back by the rejected drafts", None):
+        result = grade(variant, raw)
+        assert result.correct is False
+        assert result.parse_reason == "not_graded"
+
+
+@pytest.mark.parametrize(("kind", "answer", "stored"), [
+    (QuestionKind.FLASHCARD, None, None),
+    (QuestionKind.FLASHCARD, "", None),
+    (QuestionKind.EXPLAIN, "C rolls back by the rejected drafts",
+     "C rolls back by the rejected drafts"),
+    (QuestionKind.EXPLAIN, "x" * MAX_TEXT_ANSWER, "x" * MAX_TEXT_ANSWER),
 ])
-def test_a_flashcard_takes_a_self_rating_and_is_never_graded(raw, correct, score):
-    result = grade(CARD, raw)
-    assert result.graded is False
-    assert result.correct is correct
-    assert result.score == pytest.approx(score)
+def test_a_self_rated_answer_is_checked_and_stored_as_sent(kind, answer, stored):
+    assert KINDS[kind].check_answer(answer) == stored
 
 
-@pytest.mark.parametrize("raw", [0, 5, "meh", None])
-def test_a_bad_rating_is_a_parse_error(raw):
-    assert grade(CARD, raw).parse_error
+@pytest.mark.parametrize(("kind", "answer", "reason"), [
+    (QuestionKind.FLASHCARD, "good", "flashcard_takes_no_answer"),
+    (QuestionKind.FLASHCARD, 3, "flashcard_takes_no_answer"),
+    (QuestionKind.EXPLAIN, "   ", "text_required"),
+    (QuestionKind.EXPLAIN, 42, "text_required"),
+    (QuestionKind.EXPLAIN, None, "text_required"),
+    (QuestionKind.EXPLAIN, "x" * (MAX_TEXT_ANSWER + 1), "too_long"),
+])
+def test_a_self_rated_answer_of_the_wrong_shape_is_refused_on_the_answer(kind, answer, reason):
+    with pytest.raises(Invalid) as caught:
+        KINDS[kind].check_answer(answer)
+    assert (caught.value.field, caught.value.reason) == ("answer", reason)
 
 
-def test_an_explanation_is_stored_not_graded_and_must_not_be_empty():
-    assert grade(EXPLAIN, "C rolls back by the rejected drafts").graded is False
-    assert grade(EXPLAIN, "   ").parse_error
-    assert grade(EXPLAIN, 42).parse_error
-    assert grade(EXPLAIN, "x" * 20_001).parse_error
+@pytest.mark.parametrize("kind", sorted(GRADED))
+def test_a_graded_kind_never_stores_an_answer_unread(kind):
+    with pytest.raises(TypeError):
+        KINDS[kind].check_answer("a")
 
 
 def test_the_bank_refuses_to_grade_a_variant_of_another_version(bank):

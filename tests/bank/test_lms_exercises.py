@@ -8,6 +8,7 @@ import pytest
 
 from quizsvc.bank import BankError, NotFound
 from quizsvc.bank.catalog import Bank
+from quizsvc.bank.kinds import GRADED
 from quizsvc.bank.lms.exercises import (
     SEED_CEILING,
     SEED_FLOOR,
@@ -15,7 +16,7 @@ from quizsvc.bank.lms.exercises import (
     graded_questions,
     publishable_variants,
 )
-from quizsvc.bank.model import GRADED, QuestionKind, Variant
+from quizsvc.bank.model import QuestionKind, Variant
 from tests.support.isolation import WEB_OR_DATABASE, pulled_in
 
 LESSON = "vllm-v1-ledger"
@@ -27,6 +28,7 @@ class PickyBank:
 
     def __init__(self, bank: Bank, refuse: Callable[[int], bool]) -> None:
         self.bank = bank
+        self.kinds = bank.kinds
         self.refuse = refuse
 
     def variant(self, question_id: str, seed: int) -> Variant:

@@ -14,9 +14,9 @@ import pytest
 
 from quizsvc.bank import load_bank
 from quizsvc.bank.content import content_key, contents, distinct_contents
+from quizsvc.bank.kinds import GRADED
 from quizsvc.bank.model import QuestionKind
 from quizsvc.bank.publication import (
-    CONCEPT_KINDS,
     MIN_PUBLISHING_CONTENTS,
     PUBLISHED_SEEDS,
     SERVED_SEED_BITS,
@@ -27,8 +27,6 @@ from quizsvc.study.bank_index import BankIndex
 from quizsvc.study.context import Context
 from quizsvc.study.limits import Limits
 from quizsvc.study.serving import draw_variant
-
-GRADED = CONCEPT_KINDS | {QuestionKind.NUMERIC}
 
 
 @pytest.fixture(scope="module")

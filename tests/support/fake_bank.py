@@ -1,9 +1,10 @@
 """A small in-memory question bank with the real bank's interface, for service tests.
 
 It implements what the service calls on ``quizsvc.bank.Bank`` (``version``, ``lessons``,
-``questions``, ``questions_for``, ``variant``, ``grade``, ``grade_key``, ``lesson_text``) with
-one question of each kind the service treats differently: a numeric vector (partial credit and a
-misconception), a single choice, a flashcard and a free-text explanation.
+``questions``, ``questions_for``, ``variant``, ``lesson_text``; ``grade`` and ``grade_key`` are
+the real bank's) with one question of each kind the service treats differently: a numeric
+vector (partial credit and a misconception), a single choice, a flashcard and a free-text
+explanation.
 """
 
 from __future__ import annotations
@@ -11,12 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from quizsvc.bank import grading
-from quizsvc.bank.answer_key import AnswerKey
+from quizsvc.bank.grading import Grader
 from quizsvc.bank.loader import MisconceptionInfo
 from quizsvc.bank.model import (
     AnswerInput,
-    Grade,
     Lesson,
     Misconception,
     Option,
@@ -40,10 +39,12 @@ def question(qid: str, kind: QuestionKind, section: str) -> Question:
 
 
 @dataclass
-class FakeBank:
+class FakeBank(Grader):
     """Serve four deterministic questions; ``variant`` depends only on (question, seed).
 
-    Like ``quizsvc.bank.Bank``, ``lessons`` and ``questions`` are dicts by id.
+    Like ``quizsvc.bank.Bank``, ``lessons`` and ``questions`` are dicts by id; it grades with
+    the real bank's grading (``Grader``: each kind's own grader), only its variants are
+    written by hand.
     """
 
     version: str = "fake-1"
@@ -147,40 +148,6 @@ class FakeBank:
             **common, prompt=Text(zh="为什么 C 回退?", en="Why does C roll back?"),
             params={}, input=AnswerInput(type="text"), answer=None,
             solution=Text(zh="被拒绝的 draft。", en="Rejected drafts."))
-
-    def grade(self, variant: Variant, raw_answer: Any) -> Grade:
-        """Grade an answer the way the real bank does (parse errors cost nothing)."""
-        if variant.kind is QuestionKind.NUMERIC:
-            try:  # the real bank's reading of numbers, so parse reasons are the real ones
-                raw_answer = grading.parse_vector(raw_answer, 2)
-            except grading.ParseError as error:
-                return Grade(correct=False, score=0.0, parse_template=error.template,
-                             parse_reason=error.reason, parse_params=error.params)
-            per = tuple(a == b for a, b in zip(raw_answer, variant.answer, strict=True))
-            hit = next((m for m in variant.misconceptions if m.answer == raw_answer), None)
-            return Grade(correct=all(per), score=sum(per) / len(per), per_element=per,
-                         misconception=hit)
-        if variant.kind is QuestionKind.CHOICE:
-            options = {o.id for o in variant.input.options}
-            return self._grade_choice(variant, options, raw_answer)
-        raise ValueError(f"{variant.kind} questions are not graded")
-
-    def grade_key(self, key: AnswerKey, raw_answer: Any) -> Grade:
-        """Grade from a sealed answer key exactly as ``grade`` does from the variant."""
-        if key.kind is QuestionKind.CHOICE:
-            return self._grade_choice(key, set(key.option_ids), raw_answer)
-        if key.kind is QuestionKind.NUMERIC:
-            return self.grade(key, raw_answer)  # type: ignore[arg-type]  # reads kind, answer, misconceptions
-        raise ValueError(f"{key.kind} questions are not graded")
-
-    @staticmethod
-    def _grade_choice(variant: Variant | AnswerKey, options: set[str], raw_answer: Any
-                      ) -> Grade:
-        if raw_answer not in options:
-            return Grade(correct=False, score=0.0, parse_template="unknown option")
-        hit = next((m for m in variant.misconceptions if m.answer == raw_answer), None)
-        right = raw_answer == variant.answer
-        return Grade(correct=right, score=float(right), misconception=hit)
 
     def lesson_text(self, lesson_id: str, lang: str) -> str:
         """Return the lesson's text (KeyError for an unknown lesson)."""

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from quizsvc.bank.catalog import Bank
 from quizsvc.bank.errors import BankError, NotFound
-from quizsvc.bank.model import GRADED, Question, Variant
+from quizsvc.bank.model import Question, Variant
 from quizsvc.bank.publication import PUBLISHED_SEEDS, Publication
 
 SEED_FLOOR = PUBLISHED_SEEDS.start  # the service serves only seeds below it
@@ -92,14 +92,14 @@ def graded_questions(bank: Bank, lesson_id: str, question_ids: Sequence[str] | N
     if not question_ids:
         publication = Publication(bank)
         return [q for q in bank.questions_for(lesson_id)
-                if q.kind in GRADED and publication.publishes(q)]
+                if bank.kinds[q.kind].graded and publication.publishes(q)]
     chosen: list[Question] = []
     for question_id in dict.fromkeys(question_ids):
         question = bank.questions.get(question_id)
         if question is None or question.lesson != lesson_id:
             raise NotFound("question", "id",
                            f"no question {question_id[:80]!r} in lesson {lesson_id[:80]!r}")
-        if question.kind not in GRADED:
+        if not bank.kinds[question.kind].graded:
             raise BankError("question", "kind",
                             f"{question_id} is a {question.kind} question: it is not graded")
         chosen.append(question)

@@ -29,7 +29,7 @@ from quizsvc.bank.catalog import Bank
 from quizsvc.bank.errors import BankError
 from quizsvc.bank.lms.exercises import ExerciseSet, ExportItem
 from quizsvc.bank.lms.wording import instruction, plain, sides, text_html, word, wrong_model
-from quizsvc.bank.model import Misconception, Question, QuestionKind, Text, Variant
+from quizsvc.bank.model import Misconception, Question, Text, Variant
 from quizsvc.bank.worksheet import inline_html
 
 PENALTY = "0.3333333"  # Moodle's default: a retry in interactive mode costs a third
@@ -90,7 +90,7 @@ def names_by_answer(misconceptions: Iterable[Misconception]) -> dict[object, lis
 def prompt_html(variant: Variant, lang: str) -> str:
     """Return the question text: the prompt, and what to do for multi and order."""
     body = text_html(variant.prompt, lang)
-    key = instruction(variant.kind)
+    key = instruction(variant.input.type)
     return body + (f"<p><em>{text_html(word(key), lang, 'span')}</em></p>" if key else "")
 
 
@@ -136,7 +136,7 @@ def feedback_for(names: list[Text] | None, lang: str) -> str:
 
 def choice_question(question: Question, variant: Variant, lang: str) -> list[str]:
     """Write a choice, anchor or multi variant as ``multichoice``."""
-    multi = variant.kind is QuestionKind.MULTI
+    multi = variant.input.type == "multi"
     wrong = names_by_answer(variant.misconceptions)
     right = set(variant.answer) if multi else {variant.answer}
     if len(right) > MAX_RIGHT_OPTIONS:
@@ -229,15 +229,14 @@ def ordering_question(question: Question, variant: Variant, lang: str) -> list[s
     return lines
 
 
+WRITERS = {"vector": cloze_question, "integer": numerical_question, "order": ordering_question,
+           "choice": choice_question, "multi": choice_question}  # by answer input
+
+
 def question_xml(question: Question, variant: Variant, lang: str) -> str:
-    """Write one variant as the Moodle question type that fits its kind."""
-    if variant.kind is QuestionKind.NUMERIC:
-        write = cloze_question if variant.input.type == "vector" else numerical_question
-    elif variant.kind is QuestionKind.ORDER:
-        write = ordering_question
-    elif variant.kind in (QuestionKind.CHOICE, QuestionKind.ANCHOR, QuestionKind.MULTI):
-        write = choice_question
-    else:
+    """Write one variant as the Moodle question type that fits its answer input."""
+    write = WRITERS.get(variant.input.type)
+    if write is None:
         raise BankError(question.id, "kind", f"a {variant.kind} question cannot go to Moodle")
     lines = write(question, variant, lang)
     lines += [tags(question, variant), "</question>"]

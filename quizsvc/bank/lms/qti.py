@@ -40,8 +40,8 @@ from quizsvc.bank.lms.wording import (
     word,
     wrong_model,
 )
-from quizsvc.bank.model import Question, QuestionKind, Variant
-from quizsvc.bank.worksheet import inline_html
+from quizsvc.bank.model import Question, Variant
+from quizsvc.bank.worksheet import NUMBERS, inline_html
 
 QTI_NS = "http://www.imsglobal.org/xsd/imsqti_v2p1"
 QTI_SCHEMA = f"{QTI_NS} http://www.imsglobal.org/xsd/qti/qtiv2p1/imsqti_v2p1.xsd"
@@ -163,7 +163,7 @@ def feedback_id(misconception_id: str) -> str:
 
 def choice_item(item: ET.Element, body: ET.Element, variant: Variant) -> ET.Element:
     """Declare, show and score a choice, anchor or multi variant; return its processing."""
-    multi = variant.kind is QuestionKind.MULTI
+    multi = variant.input.type == "multi"
     right = list(variant.answer) if multi else [variant.answer]
     declaration = ET.Element(q("responseDeclaration"), identifier="RESPONSE",
                              cardinality="multiple" if multi else "single",
@@ -186,7 +186,7 @@ def choice_item(item: ET.Element, body: ET.Element, variant: Variant) -> ET.Elem
 
 def score_choice(processing: ET.Element, variant: Variant) -> None:
     """Score a choice-like response: right or not, or (multi) by its mapping."""
-    if variant.kind is QuestionKind.MULTI:
+    if variant.input.type == "multi":
         branching = add(processing, "responseCondition")
         empty = add(branching, "responseIf")
         add(add(empty, "isNull"), "variable", identifier="RESPONSE")
@@ -203,7 +203,7 @@ def flag_choice_models(processing: ET.Element, variant: Variant) -> None:
     """Show a wrong model's feedback when its option is chosen (multi: among a wrong set)."""
     for wrong in variant.misconceptions:
         branch = response_if(processing)
-        if variant.kind is QuestionKind.MULTI:
+        if variant.input.type == "multi":
             both = add(branch, "and")
             add(add(both, "not"), "match").extend([
                 ET.Element(q("variable"), identifier="RESPONSE"),
@@ -296,15 +296,16 @@ def assessment_item(question: Question, variant: Variant, lang: str) -> ET.Eleme
     declare_outcomes(item)
     body = add(item, "itemBody")
     body.append(xhtml(text_html(variant.prompt, lang)))
-    key = instruction(variant.kind)
+    key = instruction(variant.input.type)
     if key:
         body.append(xhtml(text_html(word(key), lang, "span"), "p"))
     processing = ET.Element(q("responseProcessing"))
-    if variant.kind is QuestionKind.NUMERIC:
+    shape = variant.input.type
+    if shape in NUMBERS:
         numeric_item(item, body, processing, variant)
-    elif variant.kind is QuestionKind.ORDER:
+    elif shape == "order":
         add_choices(order_item(item, body, processing, variant), variant, lang)
-    elif variant.kind in (QuestionKind.CHOICE, QuestionKind.ANCHOR, QuestionKind.MULTI):
+    elif shape in ("choice", "multi"):
         add_choices(choice_item(item, body, variant), variant, lang)
         score_choice(processing, variant)
         flag_choice_models(processing, variant)

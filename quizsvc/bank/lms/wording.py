@@ -8,8 +8,8 @@ as the other exports do. ``both`` writes Chinese first, then English, in every t
 
 from __future__ import annotations
 
-from quizsvc.bank.model import QuestionKind, Text
-from quizsvc.bank.worksheet import inline_html
+from quizsvc.bank.model import Text
+from quizsvc.bank.worksheet import INSTRUCTIONS, inline_html
 
 LANG_MODES = ("zh", "en", "both")
 LANG_TAGS = {"zh": "zh-Hans", "en": "en"}
@@ -54,9 +54,10 @@ def plain(text: Text, lang: str) -> str:
     return " / ".join(parts)
 
 
-def instruction(kind: QuestionKind) -> str | None:
-    """Return the key of the instruction a kind adds under its prompt (multi and order)."""
-    return {QuestionKind.MULTI: "choose_all", QuestionKind.ORDER: "order"}.get(kind)
+def instruction(input_type: str) -> str | None:
+    """Return the key of the instruction an answer input adds under its prompt (multi and
+    order), or None."""
+    return INSTRUCTIONS.get(input_type)
 
 
 def word(key: str, **values: object) -> Text:
