@@ -22,6 +22,7 @@ from quizsvc import create_app
 from quizsvc.cli import main
 from tests.support.browsers import ApiBrowser, Study
 from tests.support.databases import create_schema, drop_schema, postgres_url
+from tests.support.history import comparable
 from tests.support.live import LiveDatabase, schema_url
 
 LESSON = "vllm-v1-ledger"
@@ -100,9 +101,8 @@ def exports(url: str, bank: Any, browsers: list[ApiBrowser]) -> list[Any]:
     for browser in browsers:
         for name in ("quizsvc_browser", "csrf_token"):
             client.set_cookie(name, browser.client.get_cookie(name).value)
-        document = client.get("/api/export").json
-        document.pop("exported_at")  # the moment of the export, not data
-        seen.append(document)
+        # seals opened (each export draws a fresh nonce); the moment and signature left out
+        seen.append(comparable(client.get("/api/export").json))
     app.extensions["quizsvc.db"].engine.dispose()
     return seen
 

@@ -22,6 +22,7 @@ import pytest
 from quizsvc.store import backup
 from quizsvc.store.models import ServedVariant
 from tests.support.browsers import FormBrowser, wrong_answer
+from tests.support.history import comparable
 from tests.support.reliability import form_for
 
 LESSON = "vllm-v1-ledger"
@@ -32,8 +33,9 @@ class PageBrowser(FormBrowser):
     """One browser on the pages, with the export it can download."""
 
     def export(self) -> Any:
-        """Return this learner's data as the API exports it."""
-        return self.client.get("/api/export").json
+        """Return this learner's data as the API exports it (seals opened: each export seals
+        withheld answers under a fresh nonce)."""
+        return comparable(self.client.get("/api/export").json)
 
 
 @dataclass

@@ -13,6 +13,7 @@ from typing import Any
 from quizsvc import create_app
 from quizsvc.bank.errors import BankError
 from quizsvc.store.models import ServedVariant
+from quizsvc.study import serving
 from tests.support.browsers import ApiBrowser
 
 LESSON = "vllm-v1-ledger"
@@ -76,4 +77,4 @@ def test_a_question_no_seed_can_build_still_fails_loudly(app_config, connection,
     session = browser.post("/api/sessions", json={"lesson": LESSON, "mode": "quiz", "size": 1})
     response = browser.get(f"/api/sessions/{session.json['id']}/next")
     assert response.status_code == 500 and response.json["code"] == "internal_error"
-    assert broken.refused == 8  # SEED_DRAWS, then the bank's own error
+    assert broken.refused == serving.SEED_DRAWS  # then the bank's own error
