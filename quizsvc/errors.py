@@ -43,6 +43,19 @@ class ServiceError(Exception):
         self.errors = errors or {}
         self.reason = reason or self.code
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle with every attribute: a refusal raised in a pool process reaches the
+        request that ran the job whole (``quizsvc.pool``)."""
+        return _restored, (type(self), dict(self.__dict__))
+
+
+def _restored(cls: type[ServiceError], state: dict[str, Any]) -> ServiceError:
+    """Rebuild a pickled ``ServiceError`` of class ``cls`` from its attributes."""
+    error = cls.__new__(cls)
+    Exception.__init__(error, state.get("message", ""))
+    error.__dict__.update(state)
+    return error
+
 
 class NotFound(ServiceError):
     """Raise when a resource does not exist *for this learner* (never reveal whose it is)."""
@@ -90,6 +103,12 @@ class Unavailable(ServiceError):
     """Raise when the service cannot teach right now (no bank, database behind)."""
 
     code = "unavailable"
+
+
+class Busy(Unavailable):
+    """Raise when the costly-work pool is full, or a job outlived its time (503, Retry-After)."""
+
+    code = "busy"
 
 
 class Invalid(ServiceError):

@@ -18,6 +18,8 @@ from typing import Any
 from flask import Flask, current_app
 
 from quizsvc.bank import load_bank
+from quizsvc.http.metrics import set_queue_depth
+from quizsvc.pool import WorkPool
 from quizsvc.study.bank_index import BankIndex
 from quizsvc.study.limits import Limits
 
@@ -37,6 +39,7 @@ class Runtime:
     clock: Callable[[], datetime]
     rng: random.Random
     limits: Limits
+    pool: WorkPool | None = None  # where costly work runs (None: inline)
     _bank: Any = None
     _index: BankIndex | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -60,9 +63,21 @@ def init_app(app: Flask) -> Runtime:
         clock=app.config.get("CLOCK") or wall_clock,
         rng=random.Random(seed) if seed is not None else secrets.SystemRandom(),
         limits=Limits.from_config(app.config),
+        pool=work_pool(app.config),
     )
     app.extensions[KEY] = runtime
     return runtime
+
+
+def work_pool(config: Any) -> WorkPool | None:
+    """Return the app's costly-work pool, or None when ``WORK_PROCESSES`` is 0 (inline)."""
+    processes = int(config.get("WORK_PROCESSES") or 0)
+    if processes <= 0:
+        return None
+    settings = {key: value for key, value in config.items()
+                if isinstance(value, str | int | float | bool) or value is None}
+    return WorkPool(processes, int(config.get("WORK_QUEUE") or 8), settings,
+                    on_depth=lambda depth: set_queue_depth(depth, "costly-work"))
 
 
 def runtime() -> Runtime:

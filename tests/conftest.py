@@ -108,7 +108,12 @@ def app_config(engine: Engine, bank: Any, clock: FakeClock) -> dict[str, Any]:
         "SECRET_KEY": "test-secret",
         # Rate limits are the tests' business only where a test says so (test_simulate).
         "SIMULATE_RATE_LIMIT": "1000/second", "LINK_RATE_LIMIT": "1000/second",
-        "SANDBOX_CPU_PER_BROWSER": "1000000/second", "SANDBOX_CPU_FOR_ALL": "1000000/second",
+        "SIMULATE_ADDRESS_RATE_LIMIT": "1000/second", "LINK_ADDRESS_RATE_LIMIT": "1000/second",
+        "IMPORT_RATE_LIMIT": "1000/second", "IMPORT_ADDRESS_RATE_LIMIT": "1000/second",
+        "ANKI_RATE_LIMIT": "1000/second", "ANKI_ADDRESS_RATE_LIMIT": "1000/second",
+        "NEW_BROWSER_RATE_LIMIT": "1000000/second",
+        "SANDBOX_CPU_PER_BROWSER": "1000000/second", "SANDBOX_CPU_PER_ADDRESS": "1000000/second",
+        "SANDBOX_CPU_FOR_ALL": "1000000/second",
         # A test process's garbage collections pause for up to ~0.1 s of CPU; a replay's own
         # CPU bound is tested where a test sets it (test_bad_input).
         "SIMULATE_CPU_SECONDS": 10.0,

@@ -145,6 +145,9 @@ def register(token: str) -> Identity:
     double submit), take that row: the learner made here is rolled back, and neither request
     fails on the browser's unique token hash.
     """
+    from quizsvc.http.limits import count_new_browser  # limits reads this module's cookie
+
+    count_new_browser()
     uow = get_db().unit_of_work()
     try:
         with uow.write():

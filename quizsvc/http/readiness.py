@@ -19,7 +19,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from quizsvc.store.database import Database
 
-REDIS_SCHEMES = ("redis://", "rediss://")
+REDIS_SCHEMES = ("redis://", "rediss://", "redis+unix://")
 REDIS_TIMEOUT_SECONDS = 1.0
 
 
@@ -71,8 +71,8 @@ def redis_urls(config: Mapping[str, Any]) -> dict[str, str]:
     if config.get("REDIS_URL"):
         urls["redis"] = str(config["REDIS_URL"])
     storage = str(config.get("RATELIMIT_STORAGE_URI") or "")
-    if storage.startswith(REDIS_SCHEMES):
-        urls["rate_limits"] = storage
+    if storage.startswith(REDIS_SCHEMES):  # limits' redis+unix:// is redis-py's unix://
+        urls["rate_limits"] = storage.removeprefix("redis+")
     return urls
 
 

@@ -71,8 +71,12 @@ class Database:
 
     def init_app(self, app: Any) -> None:
         """Create the engine from ``DATABASE_URL`` and keep the database in the app."""
-        self.engine = make_engine(app.config["DATABASE_URL"])
+        self.open(app.config["DATABASE_URL"])
         app.extensions["quizsvc.db"] = self
+
+    def open(self, url: str) -> None:
+        """Create the engine for ``url`` (outside an app: a pool process, a command)."""
+        self.engine = make_engine(url)
 
     def bind_to_connection(self, connection: Connection) -> None:
         """Make every unit of work run on ``connection``'s open transaction (tests roll it

@@ -17,18 +17,24 @@ nothing; the shape rolls back whatever else the block did. ``answering.submit`` 
 lock-free first and, on ``Stale``, again under ``locked``.
 
 Each shape checks a connection out of the engine's pool and returns it at the end, so a
-request holds no connection between its transactions. In the tests the database is bound
-to one connection inside an outer transaction, and each shape is a savepoint in it.
+request holds no connection between its transactions. A unit of work given a ``deadline``
+(a job on the costly-work pool, ``quizsvc.pool``) commits nothing after it: the caller was
+already told the job took too long, so the job must not change anything afterwards. In the
+tests the database is bound to one connection inside an outer transaction, and each shape is
+a savepoint in it.
 """
 
 from __future__ import annotations
 
+import math
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
 from sqlalchemy import Connection, Engine
 
+from quizsvc.errors import N_, Busy
 from quizsvc.store.answers import AnswerRepository
 from quizsvc.store.database import READ_ONLY
 from quizsvc.store.history import HistoryRepository
@@ -49,6 +55,7 @@ class UnitOfWork:
         self.engine = engine
         self.bound = bound
         self.dialect = (engine if engine is not None else bound).dialect.name  # type: ignore[union-attr]
+        self.deadline = math.inf  # time.monotonic() past which nothing is committed
         self._connection: Connection | None = None
         self.answers = AnswerRepository(self)
         self.history = HistoryRepository(self)
@@ -57,6 +64,10 @@ class UnitOfWork:
         self.progress = ProgressRepository(self)
         self.settings = SettingsRepository(self)
         self.self_assessments = SelfAssessmentRepository(self)
+
+    def fresh(self) -> UnitOfWork:
+        """Return a new unit of work on the same database (a job's own, with its deadline)."""
+        return UnitOfWork(engine=self.engine, bound=self.bound)
 
     @property
     def connection(self) -> Connection:
@@ -93,14 +104,22 @@ class UnitOfWork:
         if self.bound is not None:
             with self._savepoint(commit=True):
                 yield self
+                self.check_deadline()
             return
         with self._checked_out({}) as connection:
             try:
                 yield self
+                self.check_deadline()
             except BaseException:
                 connection.rollback()
                 raise
             connection.commit()
+
+    def check_deadline(self) -> None:
+        """Refuse to commit past the deadline (``Busy``: the shape rolls back)."""
+        if time.monotonic() > self.deadline:
+            raise Busy(N_("This took longer than the server allows; nothing was changed. Try "
+                          "again later."), reason="too_slow", params={"retry_after": 5})
 
     @contextmanager
     def locked(self, learner_id: int) -> Iterator[UnitOfWork]:

@@ -10,13 +10,18 @@ names; a use case never commits or rolls back.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any, TypeVar
 
 from quizsvc.bank.teaching import Teaching
+from quizsvc.pool import JobRuntime, WorkPool, run_inline
 from quizsvc.store.unit_of_work import UnitOfWork
 from quizsvc.study.bank_index import BankIndex
 from quizsvc.study.limits import Limits
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -45,6 +50,16 @@ class Context:
     rng: random.Random
     limits: Limits
     secret_key: str = ""
+    pool: WorkPool | None = None  # where costly work runs (None: inline, on this thread)
+
+    def costly(self, timeout: float, job: Callable[..., T], *args: Any) -> T:
+        """Run ``job(*args)`` where costly work runs: the pool, else inline on this thread
+        with this context's bank, unit of work and key lent to it (``quizsvc.pool``)."""
+        if self.pool is not None:
+            return self.pool.run(timeout, job, *args)
+        runtime = JobRuntime(self.bank, self.index, self.uow.fresh, self.secret_key,
+                             self.limits)
+        return run_inline(runtime, timeout, job, *args)
 
     @property
     def learner_id(self) -> int:

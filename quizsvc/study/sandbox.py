@@ -10,14 +10,16 @@ so one POST cannot occupy a worker for long. Both kinds of refusal are 422 on th
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, TypeGuard
+from typing import Any, Generic, TypeGuard, TypeVar
 
 from quizsvc.bank.errors import NotFound
 from quizsvc.bank.examples import WorkedExample
+from quizsvc.bank.teaching import Teaching
 from quizsvc.errors import N_, Invalid
 from quizsvc.ledger import Engine, ScenarioError, SchedulerCrash, parse_scenario, replay
+from quizsvc.pool import job_runtime
 from quizsvc.study import simulator
 from quizsvc.study.context import Context
 from quizsvc.study.lessons import open_the_book
@@ -89,13 +91,59 @@ def check_bounds(scenario: Mapping[str, Any], limits: Limits) -> None:
                               reason="too_many_steps", params={"max": max_steps})
 
 
-def simulate(ctx: Context, scenario: Any, detail: str = "summary") -> dict[str, Any]:
+# Seconds a request waits for its replay on the costly-work pool: the replay's own CPU bound
+# is far smaller; the rest is room for a pool busy with other learners' replays.
+REPLAY_WAIT_SECONDS = 10.0
+Spent = Callable[[float], None]
+R = TypeVar("R")
+
+
+def not_counted(cpu_seconds: float) -> None:
+    """Count no CPU (a caller that keeps no sandbox budget)."""
+
+
+@dataclass(frozen=True)
+class Replayed(Generic[R]):
+    """What one replay on the pool gives back: its result, or the refusal it met, and the
+    CPU seconds it took (charged to the sandbox's budgets either way)."""
+
+    result: R | None
+    refusal: Exception | None
+    cpu_seconds: float
+
+    def unwrap(self, spent: Spent) -> R:
+        """Charge the CPU, then return the result or raise the refusal."""
+        spent(self.cpu_seconds)
+        if self.refusal is not None:
+            raise self.refusal
+        assert self.result is not None
+        return self.result
+
+
+def timed(work: Callable[..., R], *args: Any) -> Replayed[R]:
+    """Run ``work`` and time its CPU; a refusal it raises is kept, not lost with the time."""
+    started = time.thread_time()
+    try:
+        result = work(*args)
+    except (Invalid, simulator.SettingsError) as refusal:
+        return Replayed(None, refusal, time.thread_time() - started)
+    return Replayed(result, None, time.thread_time() - started)
+
+
+def replay_job(scenario: Any, limits: Limits) -> Replayed[dict[str, Any]]:
+    """Replay a scenario within the sandbox's bounds (a job for the costly-work pool)."""
+    return timed(replay_bounded, scenario, limits)
+
+
+def simulate(ctx: Context, scenario: Any, detail: str = "summary",
+             spent: Spent = not_counted) -> dict[str, Any]:
     """Return the trace of a bounded scenario: its summary, or with ``detail="full"`` all of it.
 
-    The sandbox replays any numeric question from its shown numbers, so using it while
-    closed-book questions are open makes them open-book, as reading the lesson does.
+    The replay runs on the costly-work pool (``Context.costly``); ``spent`` is told the CPU
+    it took. The sandbox replays any numeric question from its shown numbers, so using it
+    while closed-book questions are open makes them open-book, as reading the lesson does.
     """
-    trace = replay_bounded(scenario, ctx.limits)
+    trace = ctx.costly(REPLAY_WAIT_SECONDS, replay_job, scenario, ctx.limits).unwrap(spent)
     open_the_book(ctx, None)
     return trace if detail == "full" else summary(trace)
 
@@ -162,8 +210,19 @@ class SimulatorRun:
     example: WorkedExample | None = None
 
 
-def run_settings(settings: simulator.SimulatorSettings) -> SimulatorRun:
-    """Plan and replay one simulator run through the ledger (the no-JavaScript page's run).
+def run_settings(ctx: Context, settings: simulator.SimulatorSettings,
+                 spent: Spent = not_counted) -> SimulatorRun:
+    """Plan and replay one simulator run on the costly-work pool (the simulator page's run)."""
+    return ctx.costly(REPLAY_WAIT_SECONDS, settings_job, settings).unwrap(spent)
+
+
+def settings_job(settings: simulator.SimulatorSettings) -> Replayed[SimulatorRun]:
+    """Plan and replay one simulator run (a job for the costly-work pool)."""
+    return timed(planned_run, settings)
+
+
+def planned_run(settings: simulator.SimulatorSettings) -> SimulatorRun:
+    """Plan and replay one simulator run through the ledger.
 
     A scenario the ledger rejects, or a configuration on which vLLM itself crashes, is a
     ``SettingsError`` naming the field; under synchronous scheduling the target step's real
@@ -186,7 +245,17 @@ def run_settings(settings: simulator.SimulatorSettings) -> SimulatorRun:
     return SimulatorRun(plan_made, trace, mismatches)
 
 
-def run_example(ctx: Context, example_id: str) -> SimulatorRun:
+def run_example(ctx: Context, example_id: str, spent: Spent = not_counted) -> SimulatorRun:
+    """Replay one of the lesson's worked examples on the costly-work pool."""
+    return ctx.costly(REPLAY_WAIT_SECONDS, example_job, example_id).unwrap(spent)
+
+
+def example_job(example_id: str) -> Replayed[SimulatorRun]:
+    """Replay a worked example of the bank (a job for the costly-work pool)."""
+    return timed(example_run, job_runtime().bank, example_id)
+
+
+def example_run(bank: Teaching, example_id: str) -> SimulatorRun:
     """Replay one of the lesson's worked examples as written (``/simulator?example=<id>``).
 
     The examples whose state the simulator's form cannot express (prefix caching, priority,
@@ -195,7 +264,7 @@ def run_example(ctx: Context, example_id: str) -> SimulatorRun:
     a ``SettingsError`` on ``example``.
     """
     try:
-        example = ctx.bank.example(example_id)
+        example = bank.example(example_id)
     except NotFound:
         raise simulator.SettingsError(
             "example", N_("no worked example %(example)s"), reason="unknown_example",

@@ -10,8 +10,10 @@ here reaches their mastery records.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
 from quizsvc.errors import N_, Invalid
+from quizsvc.pool import job_runtime
 from quizsvc.review import scheduling
 from quizsvc.store.scheduler_settings import FitRecord
 from quizsvc.study import fsrs_tuning
@@ -40,6 +42,9 @@ class SchedulingView:
     max_retention: float
     lessons: list[LessonParameters]
     rescheduled_cards: int | None = None  # how many cards a change just moved
+
+
+RESCHEDULE_WAIT_SECONDS = 30.0  # a learner with tens of thousands of reviews takes seconds
 
 
 def source_of(fit: FitRecord | None) -> str:
@@ -78,7 +83,18 @@ def set_desired_retention(ctx: Context, value: float | str) -> SchedulingView:
         raise Invalid("desired_retention",
                       N_("desired retention must be between %(min).2f and %(max).2f, "
                          "got %(value)s"), reason="range", params=params) from None
-    with ctx.uow.locked(ctx.learner_id):
-        ctx.uow.settings.put_retention(ctx.learner_id, retention, ctx.now)
-        moved = fsrs_tuning.reschedule_learner(ctx.uow, ctx.learner_id)
+    moved = ctx.costly(RESCHEDULE_WAIT_SECONDS, retention_job, ctx.learner_id, retention,
+                       ctx.now)
     return scheduling_view(ctx, moved)
+
+
+def retention_job(learner_id: int, retention: float, now: datetime) -> int:
+    """Store a learner's desired retention and reschedule their cards by it, under their lock
+    (a job for the costly-work pool: replaying a long review log takes seconds); return how
+    many cards moved."""
+    runtime = job_runtime()
+    uow = runtime.unit_of_work()
+    uow.deadline = runtime.deadline
+    with uow.locked(learner_id):
+        uow.settings.put_retention(learner_id, retention, now)
+        return fsrs_tuning.reschedule_learner(uow, learner_id)

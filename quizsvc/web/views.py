@@ -650,12 +650,12 @@ def simulator() -> tuple[str, int]:
     result: dict[str, Any] | None = None
     settings = None
     try:
-        with sandbox_spending():
+        with sandbox_spending() as spent:
             if example_id is not None:
-                run = sandbox.run_example(ctx, example_id)
+                run = sandbox.run_example(ctx, example_id, spent)
             else:
                 settings = plans.parse_settings(form)
-                run = sandbox.run_settings(settings)
+                run = sandbox.run_settings(ctx, settings, spent)
         steps = sim.step_views(run.trace, run.plan)
         result = {"plan": run.plan, "steps": steps, "negative_gaps": sim.negative_gaps(steps),
                   "mismatches": run.mismatches, "example": run.example}

@@ -105,10 +105,12 @@ def test_scripts_serve_bootstraps_migrates_and_serves_on_loopback():
 
 
 def test_gunicorn_serves_the_preloaded_factory():
-    argv = commands.gunicorn_argv("127.0.0.1", 9000, 3)
+    argv = commands.gunicorn_argv("127.0.0.1", 9000, 3, 8)
     assert argv[1:3] == ["-m", "gunicorn"]
     assert argv[-1] == "quizsvc.app:serving_app()"
     assert "--preload" in argv and argv[argv.index("--workers") + 1] == "3"
+    assert argv[argv.index("--worker-class") + 1] == "gthread"
+    assert argv[argv.index("--threads") + 1] == "8"
 
 
 def free_port() -> int:
@@ -129,8 +131,11 @@ def test_quizsvc_serve_migrated_database_answers_on_loopback(tmp_path):
     server = subprocess.Popen([*cli, "serve", "--port", str(port)], env=env,
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
-        first = server.stdout.readline() + server.stdout.readline()
-        assert f"http://127.0.0.1:{port}/" in first
+        printed = ""
+        while f"http://127.0.0.1:{port}/" not in printed:
+            line = server.stdout.readline()
+            assert line, printed  # serve prints the address before it serves
+            printed += line
         deadline = time.monotonic() + 30
         while True:
             try:
@@ -143,6 +148,72 @@ def test_quizsvc_serve_migrated_database_answers_on_loopback(tmp_path):
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/lessons") as response:
             assert response.status == 200
             assert "quizsvc_browser=" in response.headers["Set-Cookie"]
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+        server.stdout.close()
+
+
+def test_rate_limits_hold_across_workers_in_the_default_deployment(tmp_path):
+    """``quizsvc serve`` with two workers and no Redis configured: it starts one for the
+    workers, so a limit of 3 a minute lets 3 requests through, not 3 per worker."""
+    import http.client
+    import json
+    from http.cookies import SimpleCookie
+    from shutil import which
+
+    if which("redis-server") is None:
+        pytest.skip("redis-server is not installed (scripts/test installs it)")
+    env = {**os.environ, "QUIZSVC_DATABASE_URL": f"sqlite:///{tmp_path / 'serve.sqlite3'}",
+           "QUIZSVC_WORKERS": "2", "QUIZSVC_LINK_RATE_LIMIT": "3/minute",
+           "QUIZSVC_LOG_LEVEL": "WARNING"}
+    env.pop("QUIZSVC_RATELIMIT_STORAGE_URI", None)
+    cli = [sys.executable, "-m", "quizsvc.cli"]
+    assert subprocess.run([*cli, "db", "upgrade"], env=env, capture_output=True,
+                          timeout=60).returncode == 0
+    port = free_port()
+    server = subprocess.Popen([*cli, "serve", "--port", str(port)], env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        printed = ""
+        while f"http://127.0.0.1:{port}/" not in printed:
+            line = server.stdout.readline()
+            assert line, printed
+            printed += line
+        assert "rate limits shared by every worker" in printed
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz") as response:
+                    body = json.loads(response.read())
+                    break
+            except OSError:
+                assert time.monotonic() < deadline, "server did not come up"
+                time.sleep(0.2)
+        assert body["dependencies"]["rate_limits"]["status"] == "ok"
+        statuses = []
+        cookie = ""
+        for _ in range(8):  # new connections: gunicorn spreads them over both workers
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+            if not cookie:
+                connection.request("GET", "/api/me")
+                response = connection.getresponse()
+                response.read()
+                jar: SimpleCookie = SimpleCookie()
+                for header in response.headers.get_all("Set-Cookie"):
+                    jar.load(header)
+                token, csrf = jar["quizsvc_browser"].value, jar["csrf_token"].value
+                cookie = f"quizsvc_browser={token}; csrf_token={csrf}"
+                connection.close()
+                connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+            connection.request("POST", "/api/link", body=json.dumps({"code": "ZZZZZZZZZZZZ"}),
+                               headers={"Cookie": cookie, "X-CSRF-Token": csrf,
+                                        "Content-Type": "application/json"})
+            response = connection.getresponse()
+            response.read()
+            statuses.append(response.status)
+            connection.close()
+        assert statuses.count(429) == 5, statuses  # 3 of 8 through, across both workers
     finally:
         server.terminate()
         server.wait(timeout=30)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 from flask import Response
 from flask.views import MethodView
@@ -10,6 +11,7 @@ from flask.views import MethodView
 from quizsvc.api.blueprint import ApiBlueprint
 from quizsvc.http.arguments import AnkiQuerySchema
 from quizsvc.http.context import current_context
+from quizsvc.http.limits import anki_limit
 from quizsvc.study import anki_export
 
 blp = ApiBlueprint("anki", __name__, url_prefix="/api/lessons",
@@ -20,6 +22,8 @@ APKG = "application/apkg"
 @blp.route("/<string:lesson_id>/anki.apkg")
 class AnkiPackage(MethodView):
     """One lesson's Anki package."""
+
+    decorators: ClassVar[list[Callable[..., Any]]] = [anki_limit()]
 
     @blp.arguments(AnkiQuerySchema, location="query")
     @blp.response(200, {"type": "string", "format": "binary"}, content_type=APKG,

@@ -12,13 +12,12 @@ from typing import Any, ClassVar
 
 from flask import current_app, request
 from flask.views import MethodView
-from flask_limiter.util import get_remote_address
 
 from quizsvc.api.blueprint import ApiBlueprint
 from quizsvc.errors import N_, NotFound, Unauthorized
 from quizsvc.extensions import runtime
 from quizsvc.http.arguments import PreviewQuerySchema
-from quizsvc.http.limits import author_limit, limiter
+from quizsvc.http.limits import author_rate_limit
 from quizsvc.study import author
 
 AUTHOR_SECURITY: list[dict[str, list[str]]] = [{"author": []}]
@@ -45,11 +44,6 @@ def require_author(view: Callable[..., Any]) -> Callable[..., Any]:
         return view(*args, **kwargs)
 
     return guarded
-
-
-def author_rate_limit() -> Any:
-    """Count an author view against the address's limit (the views read the whole bank)."""
-    return limiter.limit(author_limit, key_func=get_remote_address)
 
 
 @blp.route("/variants/<string:question_id>")

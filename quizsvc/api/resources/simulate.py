@@ -49,8 +49,9 @@ class Simulate(MethodView):
         request's counters before and after each phase. Makes this learner's open
         closed-book questions open-book.
         """
-        with sandbox_spending():
-            return sandbox.simulate(current_context(), request.get_json(), query["detail"])
+        with sandbox_spending() as spent:
+            return sandbox.simulate(current_context(), request.get_json(), query["detail"],
+                                    spent)
 
 
 @blp.route("/simulator/plan")

@@ -1,0 +1,176 @@
+"""Run costly work on processes of its own, never on the thread that serves a learner's page.
+
+A sandbox replay (up to its CPU bound), an Anki deck build, an import, a reschedule after a
+retention change: each takes from tens of milliseconds to seconds of CPU. Run on the
+gunicorn worker that serves pages, it would hold that worker, and with threads the
+interpreter lock every other request of the worker waits on. So each gunicorn worker hands
+such work to a bounded ``concurrent.futures.ProcessPoolExecutor``: processes started with
+``spawn`` (a worker serving threads must not fork), each loading the bank once and running at
+a lower CPU priority than the workers that serve pages (``nice``). The request's own thread
+waits for the result, while the worker's other threads go on serving other learners
+(``quizsvc serve`` runs gunicorn's threaded workers).
+
+At most ``queue`` jobs are in the pool of one worker, running or waiting; past that a request
+is refused at once (503 ``busy`` with ``Retry-After``) rather than queued without bound. A job
+that outlives ``timeout`` is answered 503 too (``Busy``); jobs that write check the same
+deadline before they commit (``JobRuntime.deadline``), so a refused job writes nothing.
+
+With no pool (``WORK_PROCESSES=0``: the tests, or a deployment that wants none) the same jobs
+run inline, on the calling thread (``run_inline``), with no isolation.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from quizsvc.errors import N_, Busy
+
+T = TypeVar("T")
+POOL_NICENESS = 10  # the pool's processes yield the CPU to the workers that serve pages
+BUSY_RETRY_SECONDS = 2
+
+
+@dataclass
+class JobRuntime:
+    """What a job may use besides its arguments: the bank and its index, a way to a unit of
+    work, the key that signs and seals, the limits, and a deadline the writing jobs check.
+
+    In a pool process it is made once, by ``start_process``; inline, the caller lends its own.
+    """
+
+    bank: Any
+    index: Any
+    unit_of_work: Callable[[], Any]
+    secret_key: str
+    limits: Any
+    deadline: float = field(default=float("inf"))
+
+    def time_left(self) -> float:
+        """Return the seconds left before the job's deadline (negative: it has passed)."""
+        return self.deadline - time.monotonic()
+
+
+_RUNTIME: ContextVar[JobRuntime | None] = ContextVar("quizsvc_job_runtime", default=None)
+_PROCESS_RUNTIME: JobRuntime | None = None  # a pool process's own, made once
+
+
+def job_runtime() -> JobRuntime:
+    """Return the runtime of the job running now (inline: the app's; in a pool process: its
+    own)."""
+    found = _RUNTIME.get() or _PROCESS_RUNTIME
+    if found is None:
+        raise RuntimeError("no job runtime: run jobs through WorkPool.run")
+    return found
+
+
+def start_process(settings: dict[str, Any]) -> None:
+    """Prepare a pool process: lower its priority, load the bank, connect to the database.
+
+    ``settings`` are the app's ``DATABASE_URL``, ``SECRET_KEY`` and limits (picklable values).
+    """
+    global _PROCESS_RUNTIME
+    os.nice(POOL_NICENESS)
+    from quizsvc.bank import load_bank
+    from quizsvc.store.database import Database
+    from quizsvc.study.bank_index import BankIndex
+    from quizsvc.study.limits import Limits
+
+    bank = load_bank(settings.get("BANK_DIR"))
+    database = Database()
+    database.open(settings["DATABASE_URL"])
+    _PROCESS_RUNTIME = JobRuntime(bank, BankIndex.of(bank), database.unit_of_work,
+                                  settings["SECRET_KEY"], Limits.from_config(settings))
+
+
+def run_with_deadline(deadline_after: float, job: Callable[..., T], *args: Any) -> T:
+    """Run ``job`` in a pool process with the runtime's deadline set (seconds from now)."""
+    runtime = job_runtime()
+    runtime.deadline = time.monotonic() + deadline_after
+    return job(*args)
+
+
+def run_inline(runtime: JobRuntime, timeout: float, job: Callable[..., T], *args: Any) -> T:
+    """Run a job on the calling thread with ``runtime`` lent to it (no pool, no isolation)."""
+    runtime.deadline = time.monotonic() + timeout
+    token = _RUNTIME.set(runtime)
+    try:
+        return job(*args)
+    finally:
+        _RUNTIME.reset(token)
+
+
+@dataclass
+class WorkPool:
+    """One gunicorn worker's pool of processes for costly work."""
+
+    processes: int
+    queue: int
+    settings: dict[str, Any]
+    on_depth: Callable[[int], None] = lambda depth: None
+    _executor: ProcessPoolExecutor | None = None
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _depth: int = 0
+
+    @property
+    def depth(self) -> int:
+        """Return how many jobs are in the pool now, running or waiting."""
+        return self._depth
+
+    def run(self, timeout: float, job: Callable[..., T], *args: Any) -> T:
+        """Run ``job(*args)`` on the pool and return its result, or raise ``Busy``.
+
+        The job's own exceptions (a ``ServiceError`` such as ``Invalid``) reach the caller
+        as raised.
+        """
+        with self._slot():
+            future: Future[T] = self._pool().submit(run_with_deadline, timeout, job, *args)
+            try:
+                return future.result(timeout=timeout)
+            except FutureTimeout:
+                raise Busy(N_("This took longer than the server allows (%(seconds)s s); try "
+                              "again later."), reason="too_slow",
+                           params={"seconds": f"{timeout:g}",
+                                   "retry_after": BUSY_RETRY_SECONDS}) from None
+
+    @contextmanager
+    def _slot(self) -> Iterator[None]:
+        """Hold one of the pool's places for a job, or refuse at once when all are taken."""
+        with self._lock:
+            if self._depth >= self.queue:
+                raise Busy(N_("The server is busy with other learners' heavy work; try again "
+                              "in %(retry_after)s s."), reason="busy",
+                           params={"retry_after": BUSY_RETRY_SECONDS})
+            self._depth += 1
+            self.on_depth(self._depth)
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._depth -= 1
+                self.on_depth(self._depth)
+
+    def _pool(self) -> ProcessPoolExecutor:
+        """Return the executor, started on first use (after gunicorn forked this worker)."""
+        if self._executor is None:
+            with self._lock:
+                if self._executor is None:
+                    self._executor = ProcessPoolExecutor(
+                        max_workers=self.processes,
+                        mp_context=multiprocessing.get_context("spawn"),
+                        initializer=start_process, initargs=(self.settings,))
+        return self._executor
+
+    def shutdown(self) -> None:
+        """Stop the pool's processes (a worker exiting)."""
+        if self._executor is not None:
+            self._executor.shutdown(wait=False, cancel_futures=True)

@@ -1,0 +1,104 @@
+"""The costly-work pool: jobs run in processes of their own, bounded, refusals reach the caller
+whole (issue 21)."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from quizsvc.errors import Busy, Invalid
+from quizsvc.pool import WorkPool, job_runtime
+from quizsvc.store import migrate
+from quizsvc.store.database import make_engine
+
+
+def where_am_i() -> tuple[int, int, str]:
+    """Return the job's process id, its niceness and the bank version its runtime holds."""
+    return os.getpid(), os.nice(0), job_runtime().bank.version
+
+
+def refuse() -> None:
+    raise Invalid("answer", "too large: at most %(max)s digits", reason="too_large",
+                  params={"max": 18})
+
+
+def sleep(seconds: float) -> float:
+    time.sleep(seconds)
+    return seconds
+
+
+@pytest.fixture(scope="module")
+def pool(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """Yield a one-process pool on a migrated SQLite file, as a gunicorn worker makes one."""
+    url = f"sqlite:///{tmp_path_factory.mktemp('pool') / 'pool.sqlite3'}"
+    engine = make_engine(url)
+    with engine.connect() as connection:
+        migrate.upgrade(connection, "head")
+        connection.commit()
+    engine.dispose()
+    depths: list[int] = []
+    made = WorkPool(1, 2, {"DATABASE_URL": url, "SECRET_KEY": "k"}, on_depth=depths.append)
+    made.depths = depths  # type: ignore[attr-defined]
+    yield made
+    made.shutdown()
+
+
+def test_a_job_runs_in_another_process_at_a_lower_priority_with_the_bank_loaded(pool):
+    from quizsvc.bank import load_bank
+
+    pid, niceness, version = pool.run(60, where_am_i)
+    assert pid != os.getpid()
+    assert niceness >= os.nice(0) + 10  # the workers that serve pages come first
+    assert version == load_bank().version
+
+
+def test_a_refusal_in_a_job_reaches_the_caller_whole(pool):
+    with pytest.raises(Invalid) as raised:
+        pool.run(60, refuse)
+    error = raised.value
+    assert (error.field, error.reason, error.params, error.template) == (
+        "answer", "too_large", {"max": 18}, "too large: at most %(max)s digits")
+
+
+def test_a_job_that_outlives_its_time_is_busy_and_the_pool_goes_on(pool):
+    with pytest.raises(Busy) as raised:
+        pool.run(0.5, sleep, 3)
+    assert raised.value.reason == "too_slow" and raised.value.params["retry_after"]
+    assert pool.run(60, sleep, 0) == 0
+
+
+def test_a_full_pool_refuses_at_once_instead_of_queueing(pool):
+    started = threading.Event()
+    results: list[Any] = []
+
+    def occupy() -> None:
+        started.set()
+        results.append(pool.run(60, sleep, 2))
+
+    threads = [threading.Thread(target=occupy) for _ in range(2)]  # the pool holds 2
+    for thread in threads:
+        thread.start()
+    started.wait(5)
+    deadline = time.monotonic() + 5
+    while pool.depth < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    began = time.monotonic()
+    with pytest.raises(Busy) as raised:
+        pool.run(60, sleep, 0)
+    assert time.monotonic() - began < 1  # refused at once, not after the queue
+    assert raised.value.reason == "busy"
+    for thread in threads:
+        thread.join()
+    assert results == [2, 2]
+    assert max(pool.depths) == 2 and pool.depths[-1] == 0
+
+
+def test_the_pool_starts_no_process_before_its_first_job(tmp_path: Path):
+    idle = WorkPool(1, 2, {"DATABASE_URL": f"sqlite:///{tmp_path / 'x.sqlite3'}",
+                           "SECRET_KEY": "k"})
+    assert idle._executor is None  # made in the worker, after gunicorn forked it
