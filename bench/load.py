@@ -39,7 +39,11 @@ from http.cookies import SimpleCookie
 from pathlib import Path
 from typing import Any
 
-from api_bench import free_port, scratch_database  # the bench's own helpers, same folder
+from api_bench import (  # the bench's own helpers, same folder
+    ONE_ADDRESS,
+    free_port,
+    scratch_database,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 HOST = "127.0.0.1"
@@ -215,7 +219,8 @@ def measure(port: int, learners: int, seconds: float, think: float) -> Level:
 def start_service(url: str, workers: int, bank_dir: Path, log: Path) -> tuple[Any, int]:
     """Migrate, then run ``quizsvc serve`` on a free port; wait for /readyz."""
     env = {**os.environ, "QUIZSVC_DATABASE_URL": url, "QUIZSVC_BANK_DIR": str(bank_dir),
-           "QUIZSVC_WORKERS": str(workers), "QUIZSVC_SECRET_KEY": os.urandom(16).hex()}
+           "QUIZSVC_WORKERS": str(workers), "QUIZSVC_SECRET_KEY": os.urandom(16).hex(),
+           **ONE_ADDRESS}
     cli = [sys.executable, "-m", "quizsvc.cli"]
     subprocess.run([*cli, "db", "upgrade"], env=env, check=True, capture_output=True,
                    timeout=120)

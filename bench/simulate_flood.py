@@ -31,6 +31,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from api_bench import (  # noqa: E402  (the bench folder's own)
+    ONE_ADDRESS,
     drive_process,
     new_client,
     prepare_sessions,
@@ -135,7 +136,7 @@ def main() -> int:
                 migrate.upgrade(connection, "head")
                 connection.commit()
             env = {**os.environ, "QUIZSVC_DATABASE_URL": url,
-                   "QUIZSVC_SECRET_KEY": secrets.token_hex(16)}
+                   "QUIZSVC_SECRET_KEY": secrets.token_hex(16), **ONE_ADDRESS}
             server = start_gunicorn("quizsvc.app:serving_app()", args.workers, env, "/readyz")
             try:
                 client = new_client(server.port, engine)

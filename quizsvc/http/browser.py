@@ -9,9 +9,15 @@
   ``X-CSRF-Token`` header or, for HTML forms, a hidden ``csrf_token`` field. It is an HMAC over
   the browser id, so a cookie planted by a sibling site for another browser does not pass.
 
-``resolve_browser`` (a ``before_request`` hook) reads the cookie, looks the browser up (one
-query), checks CSRF on state changes and registers a new browser before its first write; it
-records the result in ``flask.g`` once. ``visitor()`` and ``csrf_token()`` read it back.
+- The identity cookie carries the stored browser's and its learner's ids with an HMAC over
+  them and the browser id, so a request knows who it is without a database read; it is set
+  when the browser is first stored (or first found without it) and when linking moves the
+  browser to another learner (``switch_identity``), the only ways a browser's learner changes.
+
+``resolve_browser`` (a ``before_request`` hook) reads the cookies, looks the browser up only
+when the identity cookie is missing or not ours, checks CSRF on state changes and registers a
+new browser before its first write; it records the result in ``flask.g`` once. ``visitor()``
+and ``csrf_token()`` read it back.
 """
 
 from __future__ import annotations
@@ -19,18 +25,20 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from flask import Flask, Response, current_app, g, request
+from sqlalchemy.exc import IntegrityError
 
 from quizsvc.errors import N_, CsrfFailed
 from quizsvc.extensions import now
-from quizsvc.store.database import get_db
+from quizsvc.store.database import request_unit_of_work
 from quizsvc.store.repository import Stale
 from quizsvc.study.context import Identity
 from quizsvc.study.linking import digest
 
 BROWSER_COOKIE = "quizsvc_browser"
+IDENTITY_COOKIE = "quizsvc_identity"
 CSRF_COOKIE = "csrf_token"
 SECURE_PREFIX = "__Host-"  # a Secure cookie set by this host for "/" only, never a sibling's
 CSRF_HEADER = "X-CSRF-Token"
@@ -53,6 +61,8 @@ class Visitor:
     token: str
     identity: Identity | None
     minted: bool  # a new id for this browser, to set in its cookie
+    new_identity: bool = False  # the identity cookie is to be (re)set
+    forgotten: bool = False  # the identity cookie names a browser no longer stored
 
 
 def cookie_name(base: str) -> str:
@@ -81,6 +91,24 @@ def minted_here(secret_key: str, token: str) -> bool:
     """Tell whether ``token`` is a browser id this deployment minted."""
     base, dot, signature = token.partition(".")
     return bool(dot) and same_text(signature, mac(secret_key, "browser:" + base))
+
+
+def sign_identity(secret_key: str, browser_token: str, identity: Identity) -> str:
+    """Return the identity cookie of a stored browser: its ids and their HMAC with its id."""
+    ids = f"{identity.browser_id}.{identity.learner_id}"
+    return f"{ids}.{mac(secret_key, f'identity:{browser_token}:{ids}')}"
+
+
+def signed_identity(secret_key: str, browser_token: str, value: str) -> Identity | None:
+    """Return the identity an identity cookie vouches for this browser (None: not ours)."""
+    browser_id, _, rest = value.partition(".")
+    learner_id, _, signature = rest.partition(".")
+    if not (browser_id.isdigit() and learner_id.isdigit()) or len(value) > MAX_TOKEN:
+        return None
+    if not same_text(signature, mac(secret_key,
+                                     f"identity:{browser_token}:{browser_id}.{learner_id}")):
+        return None
+    return Identity(learner_id=int(learner_id), browser_id=int(browser_id))
 
 
 def sign_csrf(secret_key: str, browser_token: str, nonce: str) -> str:
@@ -132,7 +160,7 @@ def find_browser(token: str) -> Identity | None:
     """Look the browser stored under ``token`` up, in a read that takes no lock."""
     if len(token) > MAX_TOKEN or not token.isascii():
         return None
-    uow = get_db().unit_of_work()
+    uow = request_unit_of_work()
     with uow.read():
         row = uow.learners.browser_by_hash(digest(token))
     return None if row is None else Identity(learner_id=row.learner_id, browser_id=row.id)
@@ -148,7 +176,7 @@ def register(token: str) -> Identity:
     from quizsvc.http.limits import count_new_browser  # limits reads this module's cookie
 
     count_new_browser()
-    uow = get_db().unit_of_work()
+    uow = request_unit_of_work()
     try:
         with uow.write():
             row = uow.learners.register_browser(digest(token), now())
@@ -169,7 +197,13 @@ def resolve_browser() -> None:
         return
     secret_key = current_app.config["SECRET_KEY"]
     token = request.cookies.get(cookie_name(BROWSER_COOKIE)) or ""
-    identity = find_browser(token) if token else None
+    identity = None
+    looked_up = False
+    if token:
+        identity = signed_identity(secret_key, token,
+                                   request.cookies.get(cookie_name(IDENTITY_COOKIE)) or "")
+        if identity is None:
+            identity, looked_up = find_browser(token), True
     minted = False
     if identity is None and not (token.isascii() and len(token) <= MAX_TOKEN
                                  and minted_here(secret_key, token)):
@@ -177,8 +211,14 @@ def resolve_browser() -> None:
     if request.method not in SAFE_METHODS:
         check_csrf(token)
         if identity is None:
-            identity = register(token)
-    g.visitor = Visitor(token, identity, minted)
+            identity, looked_up = register(token), True
+    g.visitor = Visitor(token, identity, minted, new_identity=looked_up and identity is not None)
+
+
+def switch_identity(identity: Identity) -> None:
+    """Make this request's browser belong to ``identity`` from now on (after linking moved
+    it): the rest of the request sees it, and the response carries its identity cookie."""
+    g.visitor = replace(visitor(), identity=identity, new_identity=True)
 
 
 def visitor() -> Visitor:
@@ -214,6 +254,15 @@ def set_browser_cookies(response: Response) -> Response:
     if found.minted:
         response.set_cookie(cookie_name(BROWSER_COOKIE), found.token, max_age=COOKIE_MAX_AGE,
                             path="/", secure=secure, httponly=True, samesite="Lax")
+    if found.forgotten:
+        response.delete_cookie(cookie_name(IDENTITY_COOKIE), path="/", secure=secure,
+                               httponly=True, samesite="Lax")
+    elif found.new_identity and found.identity is not None:
+        response.set_cookie(cookie_name(IDENTITY_COOKIE),
+                            sign_identity(current_app.config["SECRET_KEY"], found.token,
+                                          found.identity),
+                            max_age=COOKIE_MAX_AGE, path="/", secure=secure, httponly=True,
+                            samesite="Lax")
     token = csrf_token()
     if token != request.cookies.get(cookie_name(CSRF_COOKIE)):
         response.set_cookie(cookie_name(CSRF_COOKIE), token, max_age=COOKIE_MAX_AGE, path="/",
@@ -222,8 +271,29 @@ def set_browser_cookies(response: Response) -> Response:
     return response
 
 
+def forgotten_browser(error: IntegrityError) -> Response:
+    """Answer a write refused by the database: 409 when this browser's identity cookie names
+    a browser no longer stored (``quizsvc db prune`` removed an empty learner, or a learner
+    erased its data), else the error as any other database error.
+
+    The cookie is dropped, so the next request looks the browser up, finds nothing and starts
+    a new learner; nothing of the old one was left to lose.
+    """
+    from quizsvc.http.errors import error_response, handle_database_error
+
+    found: Visitor | None = g.get("visitor")
+    if (found is None or found.identity is None or found.new_identity
+            or find_browser(found.token) is not None):
+        return handle_database_error(error)
+    g.visitor = replace(found, identity=None, forgotten=True)
+    return error_response(409, "conflict", "This browser's learner is no longer stored here; "
+                          "send the request again to start afresh.", reason="browser_forgotten")
+
+
 def init_app(app: Flask) -> None:
-    """Install the browser hooks and the ``csrf_token()`` Jinja global."""
+    """Install the browser hooks, the ``csrf_token()`` Jinja global, and the answer to a
+    write from a browser whose identity the database no longer holds."""
     app.before_request(resolve_browser)
     app.after_request(set_browser_cookies)
+    app.register_error_handler(IntegrityError, forgotten_browser)
     app.jinja_env.globals["csrf_token"] = csrf_token

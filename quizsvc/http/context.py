@@ -10,7 +10,7 @@ from flask import current_app
 
 from quizsvc.extensions import runtime
 from quizsvc.http.browser import visitor
-from quizsvc.store.database import get_db
+from quizsvc.store.database import request_unit_of_work
 from quizsvc.study.context import Context
 
 
@@ -18,6 +18,6 @@ def current_context() -> Context:
     """Return the use-case context for this request."""
     app_runtime = runtime()
     bank, index = app_runtime.teaching()
-    return Context(uow=get_db().unit_of_work(), bank=bank, index=index, identity=visitor().identity,
+    return Context(uow=request_unit_of_work(), bank=bank, index=index, identity=visitor().identity,
                    now=app_runtime.clock(), rng=app_runtime.rng, limits=app_runtime.limits,
                    secret_key=current_app.config["SECRET_KEY"], pool=app_runtime.pool)

@@ -7,7 +7,7 @@ PostgreSQL one alike (``quizsvc.store.answer_statement``).
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Any
 
@@ -50,8 +50,13 @@ class NewAttempt:
     request_digest: str
 
     def columns(self) -> dict[str, Any]:
-        """Return the ``attempt`` columns this answer is stored with."""
-        return {**asdict(self), "explanation": None, "explained_at": None, "origin": "graded"}
+        """Return the ``attempt`` columns this answer is stored with (values as they are:
+        ``dataclasses.asdict`` would deep-copy the answer for nothing)."""
+        return {**{name: getattr(self, name) for name in NEW_ATTEMPT_FIELDS},
+                "explanation": None, "explained_at": None, "origin": "graded"}
+
+
+NEW_ATTEMPT_FIELDS = tuple(field.name for field in fields(NewAttempt))
 
 
 @dataclass(frozen=True)

@@ -121,8 +121,7 @@ def run_prune(args: argparse.Namespace) -> int:
         return 2
     engine = make_engine(database_url(args))
     try:
-        uow = UnitOfWork(engine=engine)
-        with uow.write():
+        with UnitOfWork(engine=engine) as uow, uow.write():
             deleted = uow.learners.delete_empty_learners(
                 datetime.now(UTC) - timedelta(days=args.older_than))
     finally:

@@ -70,9 +70,11 @@ class Database:
         self.bound: Connection | None = None
 
     def init_app(self, app: Any) -> None:
-        """Create the engine from ``DATABASE_URL`` and keep the database in the app."""
+        """Create the engine from ``DATABASE_URL``, keep the database in the app and close
+        each request's unit of work when the request ends."""
         self.open(app.config["DATABASE_URL"])
         app.extensions["quizsvc.db"] = self
+        app.teardown_appcontext(close_request_unit_of_work)
 
     def open(self, url: str) -> None:
         """Create the engine for ``url`` (outside an app: a pool process, a command)."""
@@ -97,9 +99,29 @@ class Database:
         """Return the migration revision the database is at (raises if it is unreachable)."""
         from quizsvc.store import migrate
 
-        uow = self.unit_of_work()
-        with uow.read():
+        with self.unit_of_work() as uow, uow.read():
             return migrate.current_revision(uow.connection)
+
+
+def request_unit_of_work() -> UnitOfWork:
+    """Return this request's unit of work (one per request: its connection is held until the
+    request ends)."""
+    from flask import g
+
+    found: UnitOfWork | None = g.get("unit_of_work")
+    if found is None:
+        found = get_db().unit_of_work()
+        g.unit_of_work = found
+    return found
+
+
+def close_request_unit_of_work(_error: BaseException | None = None) -> None:
+    """Return the request's connection to the pool (the ``teardown_appcontext`` hook)."""
+    from flask import g
+
+    found: UnitOfWork | None = g.pop("unit_of_work", None)
+    if found is not None:
+        found.close()
 
 
 def get_db() -> Database:

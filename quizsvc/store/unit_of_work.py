@@ -16,16 +16,18 @@ A conditional write that finds what it read has changed raises ``Stale`` after w
 nothing; the shape rolls back whatever else the block did. ``answering.submit`` tries
 lock-free first and, on ``Stale``, again under ``locked``.
 
-Each shape checks a connection out of the engine's pool and returns it at the end, so a
-request holds no connection between its transactions. A unit of work given a ``deadline``
-(a job on the costly-work pool, ``quizsvc.pool``) commits nothing after it: the caller was
-already told the job took too long, so the job must not change anything afterwards. In the
+A unit of work checks one connection out of the engine's pool at its first shape and keeps it
+until ``close`` (the request's end), so the shapes of one request cost no checkout each. A
+unit of work given a ``deadline`` (a job on the costly-work pool, ``quizsvc.pool``) commits
+nothing after it: the caller was already told the job took too long, so the job must not
+change anything afterwards. In the
 tests the database is bound to one connection inside an outer transaction, and each shape is
 a savepoint in it.
 """
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 from collections.abc import Iterator
@@ -33,6 +35,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from sqlalchemy import Connection, Engine
+from sqlalchemy.exc import SQLAlchemyError
 
 from quizsvc.errors import N_, Busy
 from quizsvc.store.answers import AnswerRepository
@@ -45,6 +48,8 @@ from quizsvc.store.scheduler_settings import SettingsRepository
 from quizsvc.store.self_assessments import SelfAssessmentRepository
 from quizsvc.store.sessions import SessionRepository
 
+log = logging.getLogger(__name__)
+
 
 class UnitOfWork:
     """One use case's way into the database: the repositories and the transaction shapes."""
@@ -56,7 +61,8 @@ class UnitOfWork:
         self.bound = bound
         self.dialect = (engine if engine is not None else bound).dialect.name  # type: ignore[union-attr]
         self.deadline = math.inf  # time.monotonic() past which nothing is committed
-        self._connection: Connection | None = None
+        self._connection: Connection | None = None  # the open shape's
+        self._held: Connection | None = None  # checked out at the first shape, until close()
         self.answers = AnswerRepository(self)
         self.history = HistoryRepository(self)
         self.sessions = SessionRepository(self)
@@ -135,23 +141,55 @@ class UnitOfWork:
             with self.write():
                 yield self
             return
-        with self._checked_out({"isolation_level": "AUTOCOMMIT"}):
-            yield self
+        with self._checked_out({"isolation_level": "AUTOCOMMIT"}) as connection:
+            try:
+                yield self
+            except BaseException:
+                connection.rollback()  # ends SQLAlchemy's own bookkeeping of the statement
+                raise
+            connection.commit()
 
     @contextmanager
     def _checked_out(self, options: dict[str, Any]) -> Iterator[Connection]:
-        """Check a connection out of the pool for one shape, and return it afterwards."""
+        """Lend the held connection to one shape with ``options``, restored afterwards."""
         if self._connection is not None:
             raise RuntimeError("transaction shapes do not nest")
         assert self.engine is not None
-        with self.engine.connect() as connection:
+        if self._held is None:
+            self._held = self.engine.connect()
+        connection = self._held
+        if options:
+            connection.execution_options(**options)
+        self._connection = connection
+        try:
+            yield connection
+        finally:
+            self._connection = None
             if options:
-                connection.execution_options(**options)
-            self._connection = connection
-            try:
-                yield connection
-            finally:
-                self._connection = None
+                restored: dict[str, Any] = {}
+                if READ_ONLY in options:
+                    restored[READ_ONLY] = False
+                if "isolation_level" in options:
+                    restored["isolation_level"] = connection.default_isolation_level
+                connection.execution_options(**restored)
+
+    def close(self) -> None:
+        """Return the held connection to the pool; one the database dropped is discarded."""
+        held, self._held = self._held, None
+        if held is None:
+            return
+        try:
+            held.close()
+        except SQLAlchemyError as error:  # a database outage: the response is already made
+            log.warning("discarding a database connection that failed to close: %s",
+                        str(error).splitlines()[0] if str(error) else type(error).__name__)
+            held.invalidate()
+
+    def __enter__(self) -> UnitOfWork:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
 
     @contextmanager
     def _savepoint(self, commit: bool) -> Iterator[None]:

@@ -80,8 +80,9 @@ def run_optimize(args: argparse.Namespace) -> int:
             return 2
     engine = make_engine(database_url(args))
     try:
-        report = fsrs_tuning.optimize(UnitOfWork(engine=engine), datetime.now(UTC),
-                                      args.lesson, args.min_reviews)
+        with UnitOfWork(engine=engine) as uow:
+            report = fsrs_tuning.optimize(uow, datetime.now(UTC), args.lesson,
+                                          args.min_reviews)
     finally:
         engine.dispose()
     print("\n".join(report_lines(report)))

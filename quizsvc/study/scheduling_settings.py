@@ -93,8 +93,8 @@ def retention_job(learner_id: int, retention: float, now: datetime) -> int:
     (a job for the costly-work pool: replaying a long review log takes seconds); return how
     many cards moved."""
     runtime = job_runtime()
-    uow = runtime.unit_of_work()
-    uow.deadline = runtime.deadline
-    with uow.locked(learner_id):
-        uow.settings.put_retention(learner_id, retention, now)
-        return fsrs_tuning.reschedule_learner(uow, learner_id)
+    with runtime.unit_of_work() as uow:
+        uow.deadline = runtime.deadline
+        with uow.locked(learner_id):
+            uow.settings.put_retention(learner_id, retention, now)
+            return fsrs_tuning.reschedule_learner(uow, learner_id)

@@ -37,6 +37,7 @@ from quizsvc.http.arguments import (
     SessionFormSchema,
     SimulatorOpenBookFormSchema,
 )
+from quizsvc.http.browser import switch_identity
 from quizsvc.http.context import current_context
 from quizsvc.http.errors import handle_http_exception, status_of
 from quizsvc.http.language import (
@@ -612,7 +613,7 @@ def link_redeem() -> tuple[str, int]:
     ctx = current_context()
     try:
         form = parse_form(LinkRequestSchema())
-        linking.redeem_link_code(ctx, form["code"], form["leave_progress"])
+        switch_identity(linking.redeem_link_code(ctx, form["code"], form["leave_progress"]))
     except Conflict as error:
         if error.reason != "would_leave_progress":
             raise

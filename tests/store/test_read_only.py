@@ -35,8 +35,7 @@ def sqlite_file(tmp_path: Path):
 
 def test_a_read_runs_while_another_connection_writes(sqlite_file) -> None:
     engine = sqlite_file
-    uow = UnitOfWork(engine=engine)
-    with engine.connect() as writer:
+    with engine.connect() as writer, UnitOfWork(engine=engine) as uow:
         writer.execute(insert(Learner).values(created_at=NOW))  # holds the writer lock
         began = time.monotonic()
         with uow.read():
@@ -53,8 +52,7 @@ def test_a_write_still_waits_for_the_writer(sqlite_file) -> None:
         writer.execute(insert(Learner).values(created_at=NOW))
 
         def write_too() -> None:
-            uow = UnitOfWork(engine=engine)
-            with uow.write():
+            with UnitOfWork(engine=engine) as uow, uow.write():
                 uow.connection.execute(insert(Learner).values(created_at=NOW))
             done.set()
 
@@ -64,8 +62,7 @@ def test_a_write_still_waits_for_the_writer(sqlite_file) -> None:
         writer.commit()
         thread.join(10)
     assert done.is_set()
-    uow = UnitOfWork(engine=engine)
-    with uow.read():
+    with UnitOfWork(engine=engine) as uow, uow.read():
         assert uow.connection.scalar(text("SELECT count(*) FROM learner")) == 3
 
 
@@ -97,14 +94,15 @@ def test_after_a_read_the_next_write_still_rolls_back(engine) -> None:
             assert uow.connection.scalar(
                 select(Learner.id).where(Learner.created_at == marker)) is None
     finally:
+        uow.close()
         single.dispose()
 
 
 def test_a_repository_outside_a_transaction_shape_is_refused(sqlite_file) -> None:
     from quizsvc.store.repository import NoTransaction
 
-    uow = UnitOfWork(engine=sqlite_file)
-    with pytest.raises(NoTransaction):
-        uow.learners.browsers_of(1)
-    with uow.read(), pytest.raises(RuntimeError, match="do not nest"), uow.write():
-        pass
+    with UnitOfWork(engine=sqlite_file) as uow:
+        with pytest.raises(NoTransaction):
+            uow.learners.browsers_of(1)
+        with uow.read(), pytest.raises(RuntimeError, match="do not nest"), uow.write():
+            pass

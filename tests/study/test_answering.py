@@ -673,8 +673,7 @@ def committed(app_config: dict[str, Any], backend: str, tmp_path: Path
 
 def read_committed(engine: Engine, query: Any) -> Any:
     """Run one query in a read (on SQLite it takes no writer lock)."""
-    uow = UnitOfWork(engine=engine)
-    with uow.read():
+    with UnitOfWork(engine=engine) as uow, uow.read():
         return uow.connection.execute(query).all()
 
 

@@ -144,13 +144,24 @@ class Service:
                 self.process.wait(timeout=10)
 
 
+# The tests' learners all come from 127.0.0.1: limits per address would count them as one.
+ONE_ADDRESS_MANY_LEARNERS = {
+    "QUIZSVC_NEW_BROWSER_RATE_LIMIT": "1000000/minute",
+    "QUIZSVC_SIMULATE_ADDRESS_RATE_LIMIT": "1000000/minute",
+    "QUIZSVC_LINK_ADDRESS_RATE_LIMIT": "1000000/minute",
+    "QUIZSVC_IMPORT_ADDRESS_RATE_LIMIT": "1000000/minute",
+    "QUIZSVC_ANKI_ADDRESS_RATE_LIMIT": "1000000/minute",
+    "QUIZSVC_SANDBOX_CPU_PER_ADDRESS": "1000000000/minute",
+}
+
+
 def serve(database_url: str, bank_dir: Path, workers: int, log_path: Path,
           extra_env: dict[str, str] | None = None, startup_seconds: float = 60.0) -> Service:
     """Start ``quizsvc serve`` on a free loopback port and wait until /readyz answers 200."""
     port = free_port()
     env = {**os.environ, "QUIZSVC_DATABASE_URL": database_url, "QUIZSVC_BANK_DIR": str(bank_dir),
            "QUIZSVC_WORKERS": str(workers), "QUIZSVC_SECRET_KEY": "reliability-test-secret",
-           **(extra_env or {})}
+           **ONE_ADDRESS_MANY_LEARNERS, **(extra_env or {})}
     log = log_path.open("wb")
     process = subprocess.Popen([sys.executable, "-m", "quizsvc.cli", "serve", "--host", HOST,
                                 "--port", str(port)], env=env, stdout=log,

@@ -10,7 +10,7 @@ from flask import current_app
 from quizsvc.api.blueprint import ApiBlueprint
 from quizsvc.api.schemas import LinkCodeSchema, MeSchema
 from quizsvc.http.arguments import LinkRequestSchema
-from quizsvc.http.browser import csrf_token
+from quizsvc.http.browser import csrf_token, switch_identity
 from quizsvc.http.context import current_context
 from quizsvc.http.limits import link_redeem_limit
 from quizsvc.study import linking
@@ -51,5 +51,6 @@ def link(body: dict[str, Any]) -> dict[str, Any]:
     """Join this browser to the learner who issued the code; the code is used up."""
     identity = linking.redeem_link_code(current_context(), body["code"],
                                         body["leave_progress"])
+    switch_identity(identity)
     return {"learner": learner_handle(identity.learner_id), "linked": True,
             "csrf_token": csrf_token()}

@@ -74,12 +74,12 @@ def import_job(identity: Identity, body: bytes, now: datetime) -> ImportResult |
         return Refused(400, {"json": ["Invalid JSON body."]})
     except ma.ValidationError as error:
         return Refused(422, {"json": error.messages})
-    uow = runtime.unit_of_work()
-    uow.deadline = runtime.deadline
-    ctx = Context(uow=uow, bank=runtime.bank, index=runtime.index, identity=identity, now=now,
-                  rng=secrets.SystemRandom(), limits=runtime.limits,
-                  secret_key=runtime.secret_key)
-    return portability.import_learner_data(ctx, document)
+    with runtime.unit_of_work() as uow:
+        uow.deadline = runtime.deadline
+        ctx = Context(uow=uow, bank=runtime.bank, index=runtime.index, identity=identity,
+                      now=now, rng=secrets.SystemRandom(), limits=runtime.limits,
+                      secret_key=runtime.secret_key)
+        return portability.import_learner_data(ctx, document)
 
 
 @blp.route("/import")
