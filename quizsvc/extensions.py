@@ -19,6 +19,7 @@ from flask import Flask, current_app
 
 from quizsvc.bank import load_bank
 from quizsvc.http.metrics import set_queue_depth
+from quizsvc.memo import Memo
 from quizsvc.pool import WorkPool
 from quizsvc.study.bank_index import BankIndex
 from quizsvc.study.limits import Limits
@@ -40,6 +41,7 @@ class Runtime:
     rng: random.Random
     limits: Limits
     pool: WorkPool | None = None  # where costly work runs (None: inline)
+    memo: Memo = field(default_factory=Memo)  # values kept while their key names them
     _bank: Any = None
     _index: BankIndex | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)

@@ -20,4 +20,5 @@ def current_context() -> Context:
     bank, index = app_runtime.teaching()
     return Context(uow=request_unit_of_work(), bank=bank, index=index, identity=visitor().identity,
                    now=app_runtime.clock(), rng=app_runtime.rng, limits=app_runtime.limits,
-                   secret_key=current_app.config["SECRET_KEY"], pool=app_runtime.pool)
+                   secret_key=current_app.config["SECRET_KEY"], pool=app_runtime.pool,
+                   memo=app_runtime.memo)

@@ -358,6 +358,14 @@ class AnswerRepository(Repository):
                                     .where(mastery_row(change, learner_id, question_id))
                                     .values(values))
 
+    def review_version(self, learner_id: int) -> tuple[int, datetime | None]:
+        """Return the learner's review counter, which moves with every change to their
+        attempts, cards, review log or mastery, and when the learner was made (a row id a
+        database reuses after a deletion names another learner); (0, None) if not stored."""
+        row = self.connection.execute(select(LEARNERS.c.review_seq, LEARNERS.c.created_at)
+                                      .where(LEARNERS.c.id == learner_id)).first()
+        return (0, None) if row is None else (row.review_seq, row.created_at)
+
     def lock_learner(self, learner_id: int) -> None:
         """Apply this learner's reviews one at a time: lock the learner row until the commit.
 

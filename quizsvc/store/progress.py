@@ -35,15 +35,19 @@ class DueCard:
 
 
 @dataclass(frozen=True)
-class DueCounts:
-    """How many cards a learner has, how many are due now or were due before ``day_start``,
-    the next due date, and how many fall due on each of the days from ``day_start`` on."""
+class DayCounts:
+    """A learner's cards by when they fall due: before the window's first day (overdue), on
+    each of its days, after it; and the next due date."""
 
-    cards: int
-    due_now: int
     overdue: int
+    by_day: tuple[int, ...]
+    later: int
     next_due: datetime | None
-    by_day: tuple[int, ...] = ()
+
+    @property
+    def cards(self) -> int:
+        """Count every card."""
+        return self.overdue + sum(self.by_day) + self.later
 
 
 def cards_filter(learner_id: int, lesson: str | None) -> list[Any]:
@@ -83,13 +87,14 @@ class ProgressRepository(Repository):
             query = query.where(CARDS.c.lesson == lesson)
         return [DueCard(*row) for row in self.connection.execute(query)]
 
-    def due_counts(self, learner_id: int, lesson: str | None, now: datetime,
-                   day_start: datetime, days: int) -> DueCounts:
-        """Count a learner's cards (of one lesson, or all) in one query of range counts.
+    def day_counts(self, learner_id: int, lesson: str | None, day_start: datetime, days: int
+                   ) -> DayCounts:
+        """Count a learner's cards (of one lesson, or all) by the day they fall due, in one
+        query of range counts.
 
-        Every figure is a count over a range of the ``(learner_id, due)`` index (or its first
-        entry), so the database walks index entries without computing anything per row: no
-        CASE, no conversion of each due date to its day. Day ``i`` is
+        Every figure is a count over a range of the ``(learner_id, due)`` index, and the
+        ranges do not overlap (before ``day_start``, each day of the window, after it), so
+        the database walks each index entry once and computes nothing per row. Day ``i`` is
         ``[day_start + i days, day_start + i + 1 days)`` in UTC.
         """
         where = cards_filter(learner_id, lesson)
@@ -99,14 +104,20 @@ class ProgressRepository(Repository):
                     .scalar_subquery())
 
         bounds = [day_start + timedelta(days=i) for i in range(days + 1)]
-        row = self.connection.execute(select(
-            count(), count(CARDS.c.due <= now), count(CARDS.c.due < day_start),
+        overdue, later, next_due, *by_day = self.connection.execute(select(
+            count(CARDS.c.due < day_start), count(CARDS.c.due >= bounds[-1]),
             select(func.min(CARDS.c.due)).where(*where).scalar_subquery(),
             *(count(CARDS.c.due >= bounds[i], CARDS.c.due < bounds[i + 1]) for i in range(days)),
         )).one()
-        cards, due_now, overdue, next_due, *by_day = row
-        return DueCounts(int(cards), int(due_now), int(overdue), next_due,
-                         tuple(int(n) for n in by_day))
+        return DayCounts(int(overdue), tuple(int(n) for n in by_day), int(later), next_due)
+
+    def due_since(self, learner_id: int, lesson: str | None, since: datetime, now: datetime
+                  ) -> int:
+        """Count a learner's cards that fell due from ``since`` up to ``now`` (a short range)."""
+        return self.connection.scalar(
+            select(func.count()).select_from(CARDS)
+            .where(*cards_filter(learner_id, lesson), CARDS.c.due >= since,
+                   CARDS.c.due <= now)) or 0
 
     def questions_with_cards(self, learner_id: int, question_ids: Sequence[str]) -> set[str]:
         """Return which of ``question_ids`` a learner has a card for."""

@@ -7,13 +7,12 @@ Anki never comes back (``docs/mastery.md``).
 
 A deck is a pure function of the bank, its lesson and language: built once per bank version
 on the costly-work pool (finding published variants replays the ledger for seconds of CPU),
-then kept in this process and handed out again at no cost. Its notes are stamped with the
+then kept in the app's memo and handed out again at no cost. Its notes are stamped with the
 moment it was built, so Anki's "update if newer" takes a deck of a newer bank.
 """
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -54,10 +53,6 @@ class BuiltDeck:
     counts: dict[str, int]
 
 
-_BUILT: dict[tuple[str, str, str], BuiltDeck] = {}
-_BUILT_LOCK = threading.Lock()
-
-
 def deck_job(lesson_id: str, lang: str, built_at: float) -> BuiltDeck:
     """Build a lesson's package (a job for the costly-work pool)."""
     runtime = job_runtime()
@@ -67,14 +62,14 @@ def deck_job(lesson_id: str, lang: str, built_at: float) -> BuiltDeck:
 
 
 def built_deck(ctx: Context, lesson_id: str, lang: str) -> BuiltDeck:
-    """Return the lesson's built package in ``lang``: kept, or built now on the pool."""
-    key = (str(ctx.bank.version), lesson_id, lang)
-    with _BUILT_LOCK:
-        found = _BUILT.get(key)
+    """Return the lesson's built package in ``lang``: kept in the app's memo, or built now on
+    the pool."""
+    key = ("anki-deck", str(ctx.bank.version), lesson_id, lang)
+    found: BuiltDeck | None = ctx.memo.get(key) if ctx.memo is not None else None
     if found is None:
         found = ctx.costly(DECK_WAIT_SECONDS, deck_job, lesson_id, lang, ctx.now.timestamp())
-        with _BUILT_LOCK:
-            found = _BUILT.setdefault(key, found)
+        if ctx.memo is not None:
+            ctx.memo.put(key, found)
     return found
 
 

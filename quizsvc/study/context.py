@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from quizsvc.bank.teaching import Teaching
+from quizsvc.memo import Memo
 from quizsvc.pool import JobRuntime, WorkPool, run_inline
 from quizsvc.store.unit_of_work import UnitOfWork
 from quizsvc.study.bank_index import BankIndex
@@ -51,6 +52,7 @@ class Context:
     limits: Limits
     secret_key: str = ""
     pool: WorkPool | None = None  # where costly work runs (None: inline, on this thread)
+    memo: Memo | None = None  # the app's kept values (None: keep nothing)
 
     def costly(self, timeout: float, job: Callable[..., T], *args: Any) -> T:
         """Run ``job(*args)`` where costly work runs: the pool, else inline on this thread

@@ -96,27 +96,60 @@ def due_reviews(ctx: Context, lesson: str | None = None, limit: int = 20) -> Due
         return due_report(ctx, lesson, limit)
 
 
+@dataclass(frozen=True)
+class CardTally:
+    """What only a change to the learner's reviews, or a new day, changes: the cards by the
+    day they fall due, and which of the bank's questions have a card."""
+
+    days: store.DayCounts
+    with_cards: frozenset[str]
+
+
+def card_tally(ctx: Context, learner_id: int, lesson: str | None, day_start: datetime,
+               in_bank: list[str]) -> CardTally:
+    """Return the learner's tally, kept while their ``review_seq`` and the day stand still.
+
+    Counting a large deck by day walks every index entry of its cards (tens of thousands for
+    a heavy learner), yet it changes only when a review changes the cards, which bumps
+    ``review_seq``, or when a new day shifts the window. Reading the counter is one primary
+    key look-up, so the tally is counted again only after such a change. Tallies are kept in
+    the app's memo (``Context.memo``), none without one.
+    """
+    key = ("card-tally", learner_id, ctx.uow.answers.review_version(learner_id), lesson,
+           day_start, str(ctx.bank.version))
+    found: CardTally | None = ctx.memo.get(key) if ctx.memo is not None else None
+    if found is None:
+        found = CardTally(
+            ctx.uow.progress.day_counts(learner_id, lesson, day_start,
+                                        scheduling.FORECAST_DAYS),
+            frozenset(ctx.uow.progress.questions_with_cards(learner_id, in_bank)))
+        if ctx.memo is not None:
+            ctx.memo.put(key, found)
+    return found
+
+
 def due_report(ctx: Context, lesson: str | None, limit: int) -> DueReport:
-    """``due_reviews`` in the open transaction."""
+    """``due_reviews`` in the open transaction: the tally, kept while nothing changes, and
+    the cards due since today's start (a short range of the index), counted afresh."""
     today = ctx.now.astimezone(UTC).date()
     start = datetime.combine(today, time(), UTC)
     in_bank = bank_questions(ctx, lesson)
-    if ctx.identity is None:
-        totals = store.DueCounts(0, 0, 0, None, (0,) * scheduling.FORECAST_DAYS)
-        with_cards: set[str] = set()
-        items: list[DueItem] = []
-    else:
+    days = store.DayCounts(0, (0,) * scheduling.FORECAST_DAYS, 0, None)
+    with_cards: frozenset[str] = frozenset()
+    due_now = 0
+    items: list[DueItem] = []
+    if ctx.identity is not None:
         learner_id = ctx.identity.learner_id
-        totals = ctx.uow.progress.due_counts(learner_id, lesson, ctx.now, start,
-                                             scheduling.FORECAST_DAYS)
-        with_cards = ctx.uow.progress.questions_with_cards(learner_id, in_bank)
+        tally = card_tally(ctx, learner_id, lesson, start, in_bank)
+        days, with_cards = tally.days, tally.with_cards
+        due_now = days.overdue + ctx.uow.progress.due_since(learner_id, lesson, start, ctx.now)
         items = recall_now(ctx, learner_id, ctx.uow.progress.due_queue(
             learner_id, ctx.now, min(limit, DUE_LIST_LIMIT), lesson)) if limit else []
-    counts = list(totals.by_day)
-    counts[0] += totals.overdue
+    counts = list(days.by_day)
+    counts[0] += days.overdue
     return DueReport(
-        now=ctx.now, lesson=lesson, due_now=totals.due_now, new=len(in_bank) - len(with_cards),
-        cards=totals.cards, next_due=totals.next_due, items=items,
+        now=ctx.now, lesson=lesson, due_now=due_now, new=len(in_bank) - len(with_cards),
+        cards=days.cards, next_due=days.next_due, items=items,
         forecast=[scheduling.ForecastDay(today + timedelta(days=i), n)
                   for i, n in enumerate(counts)])
 

@@ -88,7 +88,6 @@ def test_deck_downloads_are_limited_and_built_once(app_config, connection, monke
         return real(lesson_id, lang, built_at)
 
     monkeypatch.setattr(anki_export, "deck_job", counting)
-    monkeypatch.setattr(anki_export, "_BUILT", {})
     app = app_with(app_config, connection, ANKI_RATE_LIMIT="3/minute")
     browser = ApiBrowser(app)
     url = "/api/lessons/27-vllm-v1-ledger/anki.apkg?lang=en"
