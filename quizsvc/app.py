@@ -99,12 +99,15 @@ def serving_app() -> Flask:
     """Create the app for gunicorn with the question bank already loaded.
 
     ``quizsvc serve`` runs gunicorn with ``--preload``, so the bank is read once in the
-    master and shared by the forked workers; no database connection is opened before the fork.
+    master and shared by the forked workers, with which of its contents the service may serve
+    (``quizsvc.bank.publication``); no database connection is opened before the fork.
     Logging is set up here, for the process (``LOG_FORMAT``, ``LOG_LEVEL``), not by
     ``create_app``, which tests call many times in one process.
     """
     app = create_app()
     configure_logging(app.config["LOG_FORMAT"], app.config["LOG_LEVEL"])
     with app.app_context():
-        extensions.bank()
+        bank, index = extensions.runtime().teaching()
+        for question in bank.questions.values():  # which contents serving may draw: once,
+            index.publication.publishes(question)  # in the master, for every worker
     return app
