@@ -8,12 +8,13 @@ answered) marks it open-book here.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import bindparam, delete, exists, func, insert, literal, select, update
+from sqlalchemy import bindparam, delete, exists, func, insert, select, update
 
 from quizsvc.store.models import (
     Attempt,
@@ -70,6 +71,28 @@ class NextItem:
     variant_id: str | None
     seed: int | None
     served_at: datetime | None
+
+
+SERVE_VARIANT = insert(SERVED)
+CLAIM_ITEM = (update(ITEMS)
+              .where(ITEMS.c.id == bindparam("b_item"), ITEMS.c.variant_id.is_(None))
+              .values(variant_id=bindparam("b_variant")))
+
+
+@functools.lru_cache(maxsize=4)
+def serve_and_claim(columns: tuple[str, ...]) -> Any:
+    """Build, once per set of columns, PostgreSQL's one statement that claims an item for a
+    variant and stores the variant only if the claim held (``RETURNING`` its id).
+
+    The variant's values bind as ``v_<column>``: an INSERT keeps its columns' own names for
+    itself."""
+    claimed = (update(ITEMS)
+               .where(ITEMS.c.id == bindparam("b_item"), ITEMS.c.variant_id.is_(None))
+               .values(variant_id=bindparam("b_variant")).returning(ITEMS.c.id).cte("claimed"))
+    rows = select(*(bindparam(f"v_{name}", type_=SERVED.c[name].type).label(name)
+                    for name in columns)).where(exists(select(claimed.c.id)))
+    return (insert(SERVED).from_select(list(columns), rows).add_cte(claimed)
+            .returning(SERVED.c.id))
 
 
 SESSION_BY_ID = select(SESSIONS).where(SESSIONS.c.id == bindparam("b_session"))
@@ -210,22 +233,14 @@ class SessionRepository(Repository):
         unit of work rolls the variant back on ``Stale``.
         """
         conn = self.connection
+        claim = {"b_item": item_id, "b_variant": variant["id"]}
         if self.dialect == "postgresql":
-            claimed = (update(ITEMS)
-                       .where(ITEMS.c.id == item_id, ITEMS.c.variant_id.is_(None))
-                       .values(variant_id=variant["id"]).returning(ITEMS.c.id).cte("claimed"))
-            columns = list(variant)
-            rows = select(*(literal(variant[name], SERVED.c[name].type).label(name)
-                            for name in columns)).where(exists(select(claimed.c.id)))
-            inserted = conn.execute(insert(SERVED).from_select(columns, rows).add_cte(claimed)
-                                    .returning(SERVED.c.id))
-            if inserted.first() is None:
+            values = {f"v_{name}": value for name, value in variant.items()}
+            if conn.execute(serve_and_claim(tuple(variant)), values | claim).first() is None:
                 raise Stale(item_id)
             return
-        conn.execute(insert(SERVED).values(variant))
-        if not conn.execute(update(ITEMS).where(ITEMS.c.id == item_id,
-                                                ITEMS.c.variant_id.is_(None))
-                            .values(variant_id=variant["id"])).rowcount:
+        conn.execute(SERVE_VARIANT, variant)
+        if not conn.execute(CLAIM_ITEM, claim).rowcount:
             raise Stale(item_id)
 
     def session_outcomes(self, learner_id: int, session_id: str) -> list[ItemOutcome]:
