@@ -217,13 +217,7 @@ def grade_answer(bank: Teaching, snapshot: AnswerSnapshot, answer: Any) -> Grade
     kind = KINDS[snapshot.kind]
     if not kind.graded:
         return Graded(key, kind.check_answer(answer), None)
-    grade = bank.grade_key(key, answer)
-    if grade.parse_template is not None:
-        # The grader says why with a template and its params (the learner's text is a param,
-        # so an answer such as "50%" is never read as a placeholder).
-        raise Invalid("answer", grade.parse_template,
-                      reason=grade.parse_reason or "unreadable_answer", params=grade.parse_params)
-    return Graded(key, answer, grade)
+    return Graded(key, answer, bank.grade_key(key, answer))
 
 
 def closed_book_of(snapshot: AnswerSnapshot, graded: Graded, now: datetime) -> bool:

@@ -45,11 +45,10 @@ from quizsvc.http.language import (
     current_lang,
     interval_text,
     message,
-    say_reason,
 )
 from quizsvc.http.limits import link_redeem_limit, sandbox_limit, sandbox_spending
 from quizsvc.http.metrics import answer_graded
-from quizsvc.http.parsing import FormInvalid, form_parser
+from quizsvc.http.parsing import form_parser
 from quizsvc.review import calibration
 from quizsvc.review.calibration import RATING_LABELS
 from quizsvc.review.mastery import FRESH_REVEAL
@@ -134,7 +133,7 @@ def see_other(endpoint: str, anchor: str | None = None, **values: Any) -> BaseRe
 
 
 def parse_form(schema: Any) -> dict[str, Any]:
-    """Parse the posted form with an API schema (``FormInvalid`` names a refused field)."""
+    """Parse the posted form with an API schema (``Invalid`` names a refused field)."""
     parsed: dict[str, Any] = form_parser.parse(schema, location="form")
     return parsed
 
@@ -170,26 +169,17 @@ def text_filter(value: Any) -> str:
     return text_in(value, current_lang())
 
 
-def said(error: ServiceError | FormInvalid) -> tuple[str, str]:
+def said(error: ServiceError) -> tuple[str, str]:
     """Return a refusal as the page says it: the field it names ("" for none) and why, in
-    the page's language. A service error is said from its template; a form the schema
-    refused from marshmallow's messages, each looked up in the catalog."""
-    if isinstance(error, FormInvalid):
-        field, reasons = next(iter(error.messages.items()))
-        return field, "; ".join(say_reason(reason) for reason in reasons)
+    the page's language, from its template and params through the catalog."""
     return getattr(error, "field", ""), message(error.template, error.params)
 
 
 @bp.errorhandler(ServiceError)
 def service_error(error: ServiceError) -> tuple[str, int]:
-    """Show a service refusal (not found, conflict, CSRF...) as a page, with its status."""
+    """Show a service refusal (not found, conflict, CSRF, a form the schema refused...) as a
+    page, with its status."""
     return render_template("error.html", refusal=said(error)), status_of(error)
-
-
-@bp.errorhandler(FormInvalid)
-def form_invalid(error: FormInvalid) -> tuple[str, int]:
-    """Show a form the schema refused (a hand-made post: the pages' forms send valid fields)."""
-    return render_template("error.html", refusal=said(error)), 422
 
 
 # Paths that are the JSON API's (or the probes'): an unknown one answers in the envelope.
@@ -462,7 +452,7 @@ def explain(session_id: str, attempt_id: int) -> BaseResponse | tuple[str, int]:
     try:
         form = parse_form(ExplanationSchema())
         answering.explain_attempt(current_context(), attempt_id, form["explanation"])
-    except (FormInvalid, Invalid) as error:
+    except Invalid as error:
         return attempt_page(session_id, attempt_id, said(error), 422)
     return see_other("web.attempt", session_id=session_id, attempt_id=attempt_id,
                      anchor="reveal")
@@ -568,7 +558,7 @@ def set_retention() -> BaseResponse | tuple[str, int]:
         form = parse_form(DesiredRetentionFormSchema())
         changed = scheduling_settings.set_desired_retention(
             current_context(), decimal_or_text(form["desired_retention"]))
-    except (FormInvalid, Invalid) as error:
+    except Invalid as error:
         return render_progress(said(error), request.form.get("desired_retention", "")), 422
     return see_other("web.progress_page", anchor="retention",
                      moved=str(changed.rescheduled_cards or 0))
@@ -619,7 +609,7 @@ def link_redeem() -> tuple[str, int]:
         return render_template("link.html", issued=None, linked=False, error=None,
                                shared=False, confirm={"code": form["code"], **error.params}
                                ), 409
-    except (FormInvalid, Invalid) as error:
+    except Invalid as error:
         return render_template("link.html", issued=None, linked=False, error=said(error),
                                shared=False), 422
     return render_template("link.html", issued=None, linked=True, error=None,
@@ -659,7 +649,7 @@ def simulator() -> tuple[str, int]:
         steps = sim.step_views(run.trace, run.plan)
         result = {"plan": run.plan, "steps": steps, "negative_gaps": sim.negative_gaps(steps),
                   "mismatches": run.mismatches, "example": run.example}
-    except plans.SettingsError as error:
+    except Invalid as error:
         errors[error.field] = message(error.template, error.params)
     return render_template(
         "simulator.html",
