@@ -39,7 +39,6 @@ from quizsvc.store.answer_rows import AnswerWrite, NewAttempt
 from quizsvc.store.answers import AnswerSnapshot, KeyedAttempt, StoredAttempt
 from quizsvc.store.repository import Stale
 from quizsvc.study.context import Context
-from quizsvc.study.limits import MAX_EXPLANATION, MAX_IDEMPOTENCY_KEY
 from quizsvc.study.serving import ServedQuestion, served_view
 
 log = logging.getLogger(__name__)
@@ -193,14 +192,6 @@ def stored_key(ctx: Context, attempt: StoredAttempt) -> AnswerKey | None:
     return AnswerKey.from_variant(ctx.bank.variant(attempt.question_id, attempt.seed))
 
 
-def check_idempotency_key(idempotency_key: str) -> None:
-    """Refuse a missing or overlong Idempotency-Key (422 on the header)."""
-    if not idempotency_key or len(idempotency_key) > MAX_IDEMPOTENCY_KEY:
-        raise Invalid("Idempotency-Key", N_("required, %(min)s..%(max)s characters"),
-                      location="headers", reason="length",
-                      params={"min": 1, "max": MAX_IDEMPOTENCY_KEY})
-
-
 @dataclass(frozen=True)
 class Graded:
     """An answer read against its variant's key: the grade (None for a self-rated card, whose
@@ -304,7 +295,6 @@ def submit(ctx: Context, variant_id: str, answer: Any, idempotency_key: str) -> 
     PostgreSQL) is conditional on ``review_seq``. A write that finds the snapshot stale writes
     nothing, and the answer is redone under the learner's lock, where it cannot go stale.
     """
-    check_idempotency_key(idempotency_key)
     digest = request_digest(variant_id, answer)
     uow = ctx.uow
     for try_number in range(ANSWER_TRIES):
@@ -465,12 +455,9 @@ def model_step_of(ctx: Context, answered: StoredAttempt, lang: str) -> ModelStep
 def explain_attempt(ctx: Context, attempt_id: int, explanation: str) -> AttemptView:
     """Record why a wrong answer was wrong; this reveals the answer, solution and feedback."""
     text = explanation.strip()
-    if not text:
+    if not text:  # the schema bounds the length; what counts as written is decided here
         raise Invalid("explanation", N_("write why the answer was wrong"),
                       reason="explanation_required")
-    if len(text) > MAX_EXPLANATION:
-        raise Invalid("explanation", N_("at most %(max)s characters"),
-                      reason="too_long", params={"max": MAX_EXPLANATION})
     with ctx.uow.locked(ctx.learner_id):
         attempt = owned_attempt(ctx, attempt_id)
         if attempt.explanation is not None:

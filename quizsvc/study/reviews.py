@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from quizsvc.errors import N_, Conflict, Invalid
+from quizsvc.errors import N_, Conflict
 from quizsvc.review import outcome, scheduling
 from quizsvc.review.scheduling import ReviewRating, SchedulerSettings
 from quizsvc.store.answers import LoggedReview, StoredAttempt, StoredCard
@@ -19,13 +19,8 @@ from quizsvc.study.context import Context
 RATING_NAMES = ("again", "hard", "good", "easy")
 
 
-def rate_attempt(ctx: Context, attempt_id: int, rating_name: str) -> AttemptView:
+def rate_attempt(ctx: Context, attempt_id: int, rating: ReviewRating) -> AttemptView:
     """Rate one of this learner's attempts (see the module docstring)."""
-    try:
-        rating = ReviewRating.from_name(rating_name)
-    except KeyError:
-        raise Invalid("rating", N_("must be one of %(choices)s"),
-                      reason="one_of", params={"choices": ", ".join(RATING_NAMES)}) from None
     uow = ctx.uow
     with uow.locked(ctx.learner_id):
         attempt = owned_attempt(ctx, attempt_id)

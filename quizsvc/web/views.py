@@ -70,7 +70,7 @@ from quizsvc.study import simulator as plans
 from quizsvc.study.limits import MAX_LINK_CODE
 from quizsvc.web import labels
 from quizsvc.web import simulator as sim
-from quizsvc.web.forms import answer_from_form, decimal_or_text
+from quizsvc.web.forms import answer_from_form
 from quizsvc.web.lesson import lesson_parts, source_anchors
 
 bp = Blueprint(
@@ -285,7 +285,7 @@ def self_assess(lesson_id: str) -> BaseResponse:
 # ---------------------------------------------------------------- studying
 
 
-def start_page(mode: str) -> str:
+def start_page(mode: sessions.Mode) -> str:
     """Show the form that starts a quiz, review or flashcard session, with due counts."""
     ctx = current_context()
     lessons_found = reading.list_lessons(ctx)
@@ -557,7 +557,7 @@ def set_retention() -> BaseResponse | tuple[str, int]:
     try:
         form = parse_form(DesiredRetentionFormSchema())
         changed = scheduling_settings.set_desired_retention(
-            current_context(), decimal_or_text(form["desired_retention"]))
+            current_context(), form["desired_retention"])
     except Invalid as error:
         return render_progress(said(error), request.form.get("desired_retention", "")), 422
     return see_other("web.progress_page", anchor="retention",
