@@ -16,7 +16,7 @@ from flask import Flask
 
 from quizsvc import extensions
 from quizsvc.api import health
-from quizsvc.api.blueprint import Api, register_security_schemes
+from quizsvc.api.blueprint import Api
 from quizsvc.api.resources import (
     anki,
     attempts,
@@ -86,7 +86,6 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     api = Api(app, spec_kwargs={"info": {"description": (
         "Closed-book quizzes and spaced repetition on vLLM 0.33.0's V1 scheduler ledger. "
         "State-changing requests must echo the csrf_token cookie in X-CSRF-Token.")}})
-    register_security_schemes(api)
     for module in API_BLUEPRINTS:
         api.register_blueprint(module.blp)
     app.register_blueprint(views.bp)
