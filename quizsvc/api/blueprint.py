@@ -15,12 +15,16 @@ from quizsvc.http.parsing import StrictParser
 
 
 class ErrorEnvelopeSchema(ma.Schema):
-    """Document the error envelope every failing response carries."""
+    """Document the error envelope every failing response carries: flask-smorest's ``code``,
+    ``status``, ``message`` and ``errors``, with the service's ``reason``, ``request_id`` and
+    ``said``."""
 
-    code = ma.fields.String(metadata={"description": "machine word, e.g. validation_error"})
-    status = ma.fields.Integer(metadata={"description": "HTTP status"})
+    code = ma.fields.Integer(metadata={"description": "HTTP status, e.g. 422"})
+    status = ma.fields.String(metadata={
+        "description": "HTTP reason phrase, e.g. Unprocessable Entity"})
     reason = ma.fields.String(metadata={
-        "description": "stable word for why, e.g. already_answered"})
+        "description": "stable word for why, e.g. already_answered (the domain's), else the "
+                       "refusal's class, e.g. validation_error, not_found"})
     message = ma.fields.String(metadata={"description": "one English sentence"})
     errors = ma.fields.Dict(metadata={
         "description": "field detail: {location: {field: [reason, ...]}}"})
