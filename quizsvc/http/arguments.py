@@ -19,7 +19,8 @@ from quizsvc.bank.catalog import MAX_SEED
 from quizsvc.bank.kinds.form import normalized
 from quizsvc.errors import N_
 from quizsvc.http.validators import Length, OneOf, Range, Said
-from quizsvc.review.scheduling import MAX_RETENTION, MIN_RETENTION, ReviewRating
+from quizsvc.review.ratings import REVIEW_WORDS, ReviewRating, SelfRating
+from quizsvc.review.scheduling import MAX_RETENTION, MIN_RETENTION
 from quizsvc.study.lessons import LANGUAGES
 from quizsvc.study.limits import (
     MAX_EXPLANATION,
@@ -29,12 +30,12 @@ from quizsvc.study.limits import (
     MAX_REF,
     MAX_VARIANT_ID,
 )
-from quizsvc.study.reviews import RATING_NAMES
 from quizsvc.study.sessions import MODES
 
 # Each bound once, for the JSON schemas and the form schemas that take the same field as text.
 SESSION_SIZE = Range(min=1)  # the top is the deployment's MAX_SESSION_SIZE
-SELF_RATING = Range(min=1, max=4)
+SELF_RATING = Range(min=int(min(SelfRating)), max=int(max(SelfRating)))
+REVIEW_RATING = Range(min=int(min(ReviewRating)), max=int(max(ReviewRating)))  # as stored
 VARIANT_ID = Length(min=1, max=MAX_VARIANT_ID)
 IDEMPOTENCY_KEY = Length(min=1, max=MAX_IDEMPOTENCY_KEY)
 NOTE = Length(max=MAX_NOTE)
@@ -93,12 +94,12 @@ class ExplanationSchema(StrictSchema):
 class RatingSchema(StrictSchema):
     """An fsrs rating: Hard/Good/Easy after a right answer, any of four for a card."""
 
-    rating = fields.String(required=True, validate=OneOf(RATING_NAMES))
+    rating = fields.String(required=True, validate=OneOf(REVIEW_WORDS))
 
     @ma.post_load
     def as_rating(self, data: dict[str, Any], **_: Any) -> dict[str, Any]:
         """Hand the use case the rating itself, not its word."""
-        return {**data, "rating": ReviewRating.from_name(data["rating"])}
+        return {**data, "rating": ReviewRating.from_word(data["rating"])}
 
 
 class DueQuerySchema(StrictSchema):

@@ -34,7 +34,8 @@ from quizsvc.bank.teaching import Teaching
 from quizsvc.errors import N_, Conflict, Gone, Invalid, NotFound
 from quizsvc.review import outcome
 from quizsvc.review.mastery import GradedAttempt, practice_after_reveal, variant_identity
-from quizsvc.review.scheduling import ReviewRating
+from quizsvc.review.ratings import ReviewRating
+from quizsvc.review.scheduling import GRADED_CHOICES
 from quizsvc.store.answer_rows import AnswerWrite, NewAttempt
 from quizsvc.store.answers import AnswerSnapshot, KeyedAttempt, StoredAttempt
 from quizsvc.store.repository import Stale
@@ -123,8 +124,8 @@ def rating_choices(graded: bool, correct: bool | None, origin: str = "graded"
     if origin == "unverified":
         return ()
     if not graded:
-        return ("again", "hard", "good", "easy")
-    return ("hard", "good", "easy") if correct else ()
+        return tuple(rating.word for rating in ReviewRating)
+    return tuple(rating.word for rating in sorted(GRADED_CHOICES)) if correct else ()
 
 
 def answer_key_of(bank: Teaching, question_id: str, seed: int, sealed: str | None
@@ -166,7 +167,7 @@ def attempt_view(ctx: Context, attempt: Any, key: AnswerKey | None, rating: int 
         score=attempt.score, per_element=tuple(per_element), closed_book=attempt.closed_book,
         submitted_at=attempt.submitted_at, duration_ms=attempt.duration_ms,
         explanation_required=explainable(attempt),
-        rating=ReviewRating(rating).name.lower() if rating is not None else None,
+        rating=ReviewRating(rating).word if rating is not None else None,
         rating_choices=rating_choices(attempt.graded, attempt.correct,
                                       getattr(attempt, "origin", "graded")), reveal=reveal,
         submitted_answer=attempt.answer, replayed=replayed,

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from quizsvc.errors import N_, NotFound
-from quizsvc.review.calibration import RATING_LABELS
+from quizsvc.review.ratings import SelfRating
 from quizsvc.store.self_assessments import StoredSelfAssessment
 from quizsvc.study.context import Context
 
@@ -30,7 +30,7 @@ class SelfAssessmentView:
 
 def view(row: StoredSelfAssessment) -> SelfAssessmentView:
     """Build the view of a stored self-assessment."""
-    return SelfAssessmentView(row.ref, row.ref_kind, row.rating, RATING_LABELS[row.rating],
+    return SelfAssessmentView(row.ref, row.ref_kind, row.rating, SelfRating(row.rating).word,
                               row.note, row.updated_at)
 
 

@@ -15,6 +15,7 @@ from typing import Literal, get_args
 from quizsvc.bank.kinds import GRADED
 from quizsvc.bank.model import Question, QuestionKind, Text
 from quizsvc.errors import N_, Invalid, NotFound
+from quizsvc.review.ratings import ReviewRating
 from quizsvc.store import sessions as store
 from quizsvc.study.context import Context
 from quizsvc.study.limits import MAX_OPEN_SESSIONS
@@ -236,9 +237,6 @@ class SessionSummary:
     mistakes: tuple[str, ...]
 
 
-RATING_NAMES = {1: "again", 2: "hard", 3: "good", 4: "easy"}
-
-
 def session_summary(ctx: Context, session_id: str) -> SessionSummary:
     """Return the summary of one of this learner's sessions (finished or not).
 
@@ -258,7 +256,8 @@ def session_summary(ctx: Context, session_id: str) -> SessionSummary:
             outcome.position, outcome.question_id, str(question.kind), question.title,
             question.section, outcome.attempt_id, bool(outcome.graded), outcome.correct,
             outcome.score, bool(outcome.closed_book), outcome.revealed,
-            RATING_NAMES.get(outcome.rating or 0), outcome.due, bool(outcome.mastered),
+            ReviewRating(outcome.rating).word if outcome.rating else None, outcome.due,
+            bool(outcome.mastered),
             bool(outcome.mastered) and mastered_at is not None
             and mastered_at >= view.created_at))
     graded = [item for item in items if item.graded and item.attempt_id is not None]

@@ -50,8 +50,8 @@ from quizsvc.http.limits import link_redeem_limit, sandbox_limit, sandbox_spendi
 from quizsvc.http.metrics import answer_graded
 from quizsvc.http.parsing import form_parser
 from quizsvc.review import calibration
-from quizsvc.review.calibration import RATING_LABELS
 from quizsvc.review.mastery import FRESH_REVEAL
+from quizsvc.review.ratings import SelfRating
 from quizsvc.study import (
     anki_export,
     answering,
@@ -239,7 +239,7 @@ def lesson(lesson_id: str) -> str:
         ratings=ratings,
         saved=request.args.get("saved"),
         presets={name: urlencode(plans.settings_query(p)) for name, p in plans.PRESETS.items()},
-        rating_levels=sorted(RATING_LABELS),
+        rating_levels=list(SelfRating),
     )
 
 
