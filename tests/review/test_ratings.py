@@ -31,5 +31,5 @@ def test_every_rating_has_its_word_on_the_pages():
     from quizsvc.web import labels
 
     assert list(labels.RATINGS) == list(REVIEW_WORDS)
-    assert labels.RATING_KEYS == {r.word: int(r) for r in ReviewRating}
+    assert {r.word: int(r) for r in ReviewRating} == labels.RATING_KEYS
     assert list(labels.SELF_RATINGS) == list(SelfRating)
