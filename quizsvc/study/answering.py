@@ -144,6 +144,15 @@ def answer_key_of(bank: Teaching, question_id: str, seed: int, sealed: str | Non
     return AnswerKey.from_variant(bank.variant(question_id, seed))
 
 
+def marks_of(bank: Teaching, key: AnswerKey, answer: Any) -> tuple[bool, ...]:
+    """Mark a stored answer's elements right or wrong again; none for an answer no grader
+    reads (as an old import let in), which still shows."""
+    try:
+        return bank.grade_key(key, answer).per_element
+    except Invalid:
+        return ()
+
+
 def attempt_view(ctx: Context, attempt: Any, key: AnswerKey | None, rating: int | None,
                  per_element: tuple[bool, ...] | None = None, replayed: bool = False
                  ) -> AttemptView:
@@ -154,7 +163,7 @@ def attempt_view(ctx: Context, attempt: Any, key: AnswerKey | None, rating: int 
     beyond the stored grade).
     """
     if per_element is None:
-        per_element = (ctx.bank.grade_key(key, attempt.answer).per_element
+        per_element = (marks_of(ctx.bank, key, attempt.answer)
                        if key is not None and attempt.graded else ())
     reveal = None
     if attempt.revealed_at is not None and key is not None:
