@@ -41,7 +41,7 @@ from quizsvc.http.errors import register_error_handlers
 from quizsvc.http.logs import configure_logging
 from quizsvc.store import migrate
 from quizsvc.store.database import Database
-from quizsvc.web import reference, views
+from quizsvc.web import pages, reference
 
 log = logging.getLogger(__name__)
 
@@ -88,7 +88,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         "State-changing requests must echo the csrf_token cookie in X-CSRF-Token.")}})
     for module in API_BLUEPRINTS:
         api.register_blueprint(module.blp)
-    app.register_blueprint(views.bp)
+    app.register_blueprint(pages.bp)
     app.register_blueprint(reference.bp)
     register_error_handlers(app)
     return app
