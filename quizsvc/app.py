@@ -14,7 +14,7 @@ from typing import Any
 
 from flask import Flask
 
-from quizsvc import extensions
+from quizsvc import runtime
 from quizsvc.api import health
 from quizsvc.api.blueprint import Api
 from quizsvc.api.resources import (
@@ -74,7 +74,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
                         Path(app.instance_path) / SECRET_KEY_FILE)
 
     Database().init_app(app)
-    extensions.init_app(app)
+    runtime.init_app(app)
     app.extensions["quizsvc.migration_head"] = migrate.head_revision()
     inputs.init_app(app)
     observability.init_app(app)  # after inputs: its hooks go first and last of all
@@ -105,5 +105,5 @@ def serving_app() -> Flask:
     app = create_app()
     configure_logging(app.config["LOG_FORMAT"], app.config["LOG_LEVEL"])
     with app.app_context():
-        extensions.bank()
+        runtime.bank()
     return app

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from flask import Flask, Response, current_app, g, request
 
 from quizsvc.errors import N_, CsrfFailed
-from quizsvc.extensions import now
+from quizsvc.runtime import now
 from quizsvc.store.database import get_db
 from quizsvc.store.repository import Stale
 from quizsvc.study.context import Identity

@@ -16,9 +16,9 @@ from flask_limiter.util import get_remote_address
 
 from quizsvc.api.blueprint import ApiBlueprint
 from quizsvc.errors import N_, NotFound, Unauthorized
-from quizsvc.extensions import runtime
 from quizsvc.http.arguments import PreviewQuerySchema
 from quizsvc.http.limits import author_limit, limiter
+from quizsvc.runtime import runtime
 from quizsvc.study import author
 
 AUTHOR_SECURITY: list[dict[str, list[str]]] = [{"author": []}]

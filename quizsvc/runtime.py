@@ -1,8 +1,9 @@
-"""Hold the app's long-lived collaborators: the question bank, the clock and the dice.
+"""Hold the app's runtime: its long-lived collaborators, the question bank, clock and dice.
 
-``create_app`` makes one ``Runtime`` per app and keeps it in ``app.extensions``. The bank is
-loaded on first use (``quizsvc serve`` loads it in the gunicorn master, before the fork) and
-indexed once; tests inject ``BANK``, ``CLOCK`` and ``RANDOM_SEED`` through the configuration.
+Not a Flask extension: ``create_app`` makes one ``Runtime`` per app and keeps it in
+``app.extensions`` (Flask's place for per-app state). The bank is loaded on first use
+(``quizsvc serve`` loads it in the gunicorn master, before the fork) and indexed once; tests
+inject ``BANK``, ``CLOCK`` and ``RANDOM_SEED`` through the configuration.
 """
 
 from __future__ import annotations
