@@ -2,7 +2,9 @@
 
 ``create_app(config)`` is the only way to get an app (no module-level app): configuration is
 read from ``QUIZSVC_*`` environment variables, then ``config`` overrides it (tests pass
-``DATABASE_URL``, ``BANK``, ``CLOCK``, ``RANDOM_SEED``). gunicorn runs
+``DATABASE_URL``, ``BANK``, ``CLOCK``, ``RANDOM_SEED``). A test configuration
+(``config["TESTING"]``) reads no environment at all: every setting starts at its default, so
+a variable a developer exported cannot leak into the suite. gunicorn runs
 ``quizsvc.app:serving_app()``.
 """
 
@@ -50,9 +52,11 @@ API_BLUEPRINTS = (health, me, lessons, sessions, attempts, reviews, self_assessm
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
-    """Create and configure one application instance."""
+    """Create and configure one application instance (from the environment, unless
+    ``config["TESTING"]`` says it is a test's)."""
     app = Flask("quizsvc")
-    app.config.update(from_environment())
+    testing = bool(config and config.get("TESTING"))
+    app.config.update(from_environment({} if testing else None))
     app.config.update(
         API_TITLE="quizsvc",
         API_VERSION="1",

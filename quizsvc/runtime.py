@@ -19,6 +19,7 @@ from typing import Any
 from flask import Flask, current_app
 
 from quizsvc.bank import load_bank
+from quizsvc.bank.catalog import DEFAULT_BANK_DIR
 from quizsvc.study.bank_index import BankIndex
 from quizsvc.study.limits import Limits
 
@@ -53,11 +54,14 @@ class Runtime:
 
 
 def init_app(app: Flask) -> Runtime:
-    """Create the app's runtime from its configuration."""
+    """Create the app's runtime from its configuration (a test app that names no ``BANK``
+    loads the repository's, never ``$QUIZSVC_BANK_DIR``)."""
     given = app.config.get("BANK")
     seed = app.config.get("RANDOM_SEED")
+    default_bank: Callable[[], Any] = (
+        (lambda: load_bank(DEFAULT_BANK_DIR)) if app.testing else load_bank)
     runtime = Runtime(
-        bank_source=(lambda: given) if given is not None else load_bank,
+        bank_source=(lambda: given) if given is not None else default_bank,
         clock=app.config.get("CLOCK") or wall_clock,
         rng=random.Random(seed) if seed is not None else secrets.SystemRandom(),
         limits=Limits.from_config(app.config),
