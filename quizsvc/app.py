@@ -2,7 +2,9 @@
 
 ``create_app(config)`` is the only way to get an app (no module-level app): configuration is
 read from ``QUIZSVC_*`` environment variables, then ``config`` overrides it (tests pass
-``DATABASE_URL``, ``BANK``, ``CLOCK``, ``RANDOM_SEED``). gunicorn runs
+``DATABASE_URL``, ``BANK``, ``CLOCK``, ``RANDOM_SEED``). A test configuration
+(``config["TESTING"]``) reads no environment at all: every setting starts at its default, so
+a variable a developer exported cannot leak into the suite. gunicorn runs
 ``quizsvc.app:serving_app()``.
 """
 
@@ -14,9 +16,9 @@ from typing import Any
 
 from flask import Flask
 
-from quizsvc import extensions
+from quizsvc import runtime
 from quizsvc.api import health
-from quizsvc.api.blueprint import Api, register_security_schemes
+from quizsvc.api.blueprint import Api
 from quizsvc.api.resources import (
     anki,
     attempts,
@@ -41,7 +43,7 @@ from quizsvc.http.errors import register_error_handlers
 from quizsvc.http.logs import configure_logging
 from quizsvc.store import migrate
 from quizsvc.store.database import Database
-from quizsvc.web import reference, views
+from quizsvc.web import pages, reference
 
 log = logging.getLogger(__name__)
 
@@ -50,9 +52,11 @@ API_BLUEPRINTS = (health, me, lessons, sessions, attempts, reviews, self_assessm
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
-    """Create and configure one application instance."""
+    """Create and configure one application instance (from the environment, unless
+    ``config["TESTING"]`` says it is a test's)."""
     app = Flask("quizsvc")
-    app.config.update(from_environment())
+    testing = bool(config and config.get("TESTING"))
+    app.config.update(from_environment({} if testing else None))
     app.config.update(
         API_TITLE="quizsvc",
         API_VERSION="1",
@@ -74,7 +78,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
                         Path(app.instance_path) / SECRET_KEY_FILE)
 
     Database().init_app(app)
-    extensions.init_app(app)
+    runtime.init_app(app)
     app.extensions["quizsvc.migration_head"] = migrate.head_revision()
     inputs.init_app(app)
     observability.init_app(app)  # after inputs: its hooks go first and last of all
@@ -86,10 +90,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     api = Api(app, spec_kwargs={"info": {"description": (
         "Closed-book quizzes and spaced repetition on vLLM 0.33.0's V1 scheduler ledger. "
         "State-changing requests must echo the csrf_token cookie in X-CSRF-Token.")}})
-    register_security_schemes(api)
     for module in API_BLUEPRINTS:
         api.register_blueprint(module.blp)
-    app.register_blueprint(views.bp)
+    app.register_blueprint(pages.bp)
     app.register_blueprint(reference.bp)
     register_error_handlers(app)
     return app
@@ -107,7 +110,7 @@ def serving_app() -> Flask:
     app = create_app()
     configure_logging(app.config["LOG_FORMAT"], app.config["LOG_LEVEL"])
     with app.app_context():
-        bank, index = extensions.runtime().teaching()
+        bank, index = runtime.runtime().teaching()
         for question in bank.questions.values():  # which contents serving may draw: once,
             index.publication.publishes(question)  # in the master, for every worker
     return app

@@ -1,8 +1,9 @@
 """The ``quizsvc`` console script: one entry point, one sub-command group per package.
 
-Each package that offers commands exposes ``register(subparsers)`` in a ``commands`` module;
-this file only wires them together. A package's commands module imports what it needs when
-a command runs, so ``quizsvc ledger ...`` never imports Flask.
+Each package that offers commands exposes ``register(subparsers)`` in a ``commands`` module
+(``quizsvc serve``, which runs the whole service, in ``quizsvc.serve``); this file only wires
+them together. A commands module imports what it needs when a command runs, so
+``quizsvc ledger ...`` never imports Flask.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from quizsvc import serve
 from quizsvc.bank import commands as bank_commands
 from quizsvc.bank import export_commands
 from quizsvc.ledger import commands as ledger_commands
@@ -18,7 +20,7 @@ from quizsvc.store import commands as store_commands
 from quizsvc.study import fsrs_commands
 
 COMMAND_MODULES = (ledger_commands, bank_commands, export_commands, store_commands,
-                   fsrs_commands)
+                   fsrs_commands, serve)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -2,7 +2,8 @@
 
 Every setting has one environment variable (listed in ``ENVIRONMENT``), so the same code runs
 from ``scripts/serve``, gunicorn and ``docker-compose.yml`` with configuration only through the
-environment. ``create_app(config)`` lets tests override any key after the environment is read.
+environment. ``create_app(config)`` lets tests override any key after the environment is read;
+a test's configuration (``TESTING``) reads no environment, only these defaults.
 """
 
 from __future__ import annotations

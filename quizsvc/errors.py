@@ -4,7 +4,8 @@ The use cases (``quizsvc.study``) raise these; ``quizsvc.http.errors`` is the on
 maps each class to an HTTP status and the JSON error envelope, and the pages render the same
 exception through the interface catalog. Each error carries:
 
-- ``code``: the class's machine word (``not_found``, ``validation_error``, ...);
+- ``code``: the class's machine word (``not_found``, ``validation_error``, ...), the
+  ``reason`` of an error that names none;
 - ``reason``: a stable word for *why* (``unknown_session``, ``too_large``, ...);
 - ``template``: one English sentence with ``%(name)s`` holes, marked ``N_`` where it is
   raised so that ``pybabel extract`` puts it in the catalog, and ``params`` to fill them;

@@ -5,7 +5,7 @@ from __future__ import annotations
 import stat
 from pathlib import Path
 
-from quizsvc import create_app
+from quizsvc import create_app, runtime
 from quizsvc.config import SECRET_KEY_FILE, from_environment, instance_secret_key
 
 
@@ -29,3 +29,18 @@ def test_an_app_without_a_key_uses_the_instance_key(tmp_path: Path, monkeypatch)
                       "SECRET_KEY": None})
     key = (Path(app.instance_path) / SECRET_KEY_FILE).read_text().strip()
     assert app.config["SECRET_KEY"] == key
+
+
+def test_a_test_app_reads_no_quizsvc_variable_from_the_environment(tmp_path: Path,
+                                                                  monkeypatch) -> None:
+    monkeypatch.setenv("QUIZSVC_MAX_SESSION_SIZE", "3")
+    monkeypatch.setenv("QUIZSVC_AUTHOR_TOKEN", "exported-by-a-developer")
+    monkeypatch.setenv("QUIZSVC_BANK_DIR", str(tmp_path / "no-bank-here"))
+    config = {"DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}", "SECRET_KEY": "t"}
+    served = create_app(config)
+    assert (served.config["MAX_SESSION_SIZE"], served.config["AUTHOR_TOKEN"]) == (
+        3, "exported-by-a-developer")  # a deployment is configured by its environment
+    tested = create_app({**config, "TESTING": True})
+    assert (tested.config["MAX_SESSION_SIZE"], tested.config["AUTHOR_TOKEN"]) == (50, None)
+    with tested.app_context():
+        assert runtime.bank().questions  # the repository's bank, not $QUIZSVC_BANK_DIR

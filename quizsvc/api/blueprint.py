@@ -6,6 +6,8 @@ from typing import Any
 
 import flask_smorest
 import marshmallow as ma
+from apispec import APISpec, BasePlugin
+from flask import Flask
 
 from quizsvc.http.browser import CSRF_COOKIE, CSRF_HEADER
 from quizsvc.http.errors import handle_http_exception
@@ -13,12 +15,16 @@ from quizsvc.http.parsing import StrictParser
 
 
 class ErrorEnvelopeSchema(ma.Schema):
-    """Document the error envelope every failing response carries."""
+    """Document the error envelope every failing response carries: flask-smorest's ``code``,
+    ``status``, ``message`` and ``errors``, with the service's ``reason``, ``request_id`` and
+    ``said``."""
 
-    code = ma.fields.String(metadata={"description": "machine word, e.g. validation_error"})
-    status = ma.fields.Integer(metadata={"description": "HTTP status"})
+    code = ma.fields.Integer(metadata={"description": "HTTP status, e.g. 422"})
+    status = ma.fields.String(metadata={
+        "description": "HTTP reason phrase, e.g. Unprocessable Entity"})
     reason = ma.fields.String(metadata={
-        "description": "stable word for why, e.g. already_answered"})
+        "description": "stable word for why, e.g. already_answered (the domain's), else the "
+                       "refusal's class, e.g. validation_error, not_found"})
     message = ma.fields.String(metadata={"description": "one English sentence"})
     errors = ma.fields.Dict(metadata={
         "description": "field detail: {location: {field: [reason, ...]}}"})
@@ -41,29 +47,28 @@ SECURITY_SCHEMES = {
 STATE_CHANGING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 
-def register_security_schemes(api: flask_smorest.Api) -> None:
-    """Name the service's security schemes in the OpenAPI document."""
-    for name, scheme in SECURITY_SCHEMES.items():
-        api.spec.components.security_scheme(name, scheme)
+class SecurityPlugin(BasePlugin):
+    """Document what a client must send: the service's security schemes, and the CSRF echo
+    on every state-changing operation whose view does not document its own (an apispec
+    plugin, which flask-smorest's ``Api`` takes in ``spec_kwargs["extra_plugins"]``)."""
+
+    def init_spec(self, spec: APISpec) -> None:
+        """Name the security schemes in the document's components."""
+        for name, scheme in SECURITY_SCHEMES.items():
+            spec.components.security_scheme(name, scheme)
+
+    def operation_helper(self, path: str | None = None,
+                         operations: dict[str, Any] | None = None, **kwargs: Any) -> None:
+        """Require the CSRF echo on state changes, unless the view documents its own."""
+        for method, operation in (operations or {}).items():
+            if method.upper() in STATE_CHANGING:
+                operation.setdefault("security", [{"csrf": []}])
 
 
 class ApiBlueprint(flask_smorest.Blueprint):
-    """A flask-smorest blueprint whose arguments are parsed strictly and whose state-changing
-    operations document the CSRF echo they need."""
+    """A flask-smorest blueprint whose arguments are parsed strictly."""
 
     ARGUMENTS_PARSER = StrictParser()
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._prepare_doc_cbks.append(self._prepare_security_doc)
-
-    @staticmethod
-    def _prepare_security_doc(doc: dict[str, Any], doc_info: dict[str, Any], *,
-                              method: str, **kwargs: Any) -> dict[str, Any]:
-        """Require the CSRF echo on state changes, unless the view documents its own."""
-        if method.upper() in STATE_CHANGING:
-            doc.setdefault("security", [{"csrf": []}])
-        return doc
 
     def arguments(self, schema: Any, *args: Any, **kwargs: Any) -> Any:
         """Declare a view's arguments, a schema class made an instance once here.
@@ -77,9 +82,16 @@ class ApiBlueprint(flask_smorest.Blueprint):
 
 
 class Api(flask_smorest.Api):
-    """flask-smorest's Api with the service's error envelope in place of its own."""
+    """flask-smorest's Api with the service's error envelope in place of its own, and its
+    security documented (``SecurityPlugin``)."""
 
     ERROR_SCHEMA = ErrorEnvelopeSchema
+
+    def __init__(self, app: Flask | None = None, *, spec_kwargs: dict[str, Any] | None = None,
+                 **kwargs: Any) -> None:
+        spec_kwargs = dict(spec_kwargs or {})
+        spec_kwargs["extra_plugins"] = [*spec_kwargs.get("extra_plugins", ()), SecurityPlugin()]
+        super().__init__(app, spec_kwargs=spec_kwargs, **kwargs)
 
     def handle_http_exception(self, error: Any) -> Any:
         """Answer HTTP errors with the one envelope."""

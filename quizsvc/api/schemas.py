@@ -14,7 +14,7 @@ from marshmallow import fields
 
 from quizsvc.bank.model import QuestionKind
 from quizsvc.errors import N_
-from quizsvc.http.arguments import RETENTION, StrictSchema
+from quizsvc.http.arguments import RETENTION, REVIEW_RATING, SELF_RATING, StrictSchema
 from quizsvc.http.validators import Length, OneOf, Range, Said
 from quizsvc.study.limits import (
     MAX_EXPLANATION,
@@ -457,7 +457,7 @@ class ExportSelfAssessmentSchema(StrictSchema):
 
     ref = fields.String(required=True, validate=Length(min=1, max=MAX_REF))
     ref_kind = fields.String(required=True, validate=OneOf(("question", "section")))
-    rating = fields.Integer(required=True, strict=True, validate=Range(min=1, max=4))
+    rating = fields.Integer(required=True, strict=True, validate=SELF_RATING)
     note = fields.String(required=True, allow_none=True, validate=Length(max=MAX_NOTE))
     updated_at = StoredTime(required=True, format="iso")
 
@@ -555,7 +555,7 @@ class ExportReviewLogSchema(StrictSchema):
     question_id = fields.String(required=True, validate=Length(min=1, max=MAX_REF))
     attempt = fields.Integer(required=True, allow_none=True, strict=True,
                              validate=Range(min=1, max=MAX_INT32))
-    rating = fields.Integer(required=True, strict=True, validate=Range(min=1, max=4))
+    rating = fields.Integer(required=True, strict=True, validate=REVIEW_RATING)
     reviewed_at = StoredTime(required=True, format="iso")
     duration_ms = fields.Integer(required=True, allow_none=True, strict=True,
                                  validate=Range(min=0, max=MAX_INT32))

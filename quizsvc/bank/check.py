@@ -42,6 +42,7 @@ from quizsvc.bank.model import Variant
 from quizsvc.bank.publication import Publication
 from quizsvc.bank.stated import text_problems as stated_text_problems
 from quizsvc.bank.stated import unsaid_problems
+from quizsvc.errors import Invalid
 
 DEFAULT_SEEDS = 200
 DETERMINISM_SEEDS = 3
@@ -101,18 +102,24 @@ def check_variant(bank: Bank, variant: Variant) -> list[str]:
     kind = bank.kinds[variant.kind]
     if not kind.graded:
         return problems
-    grade = bank.grade(variant, variant.answer)
-    if not grade.correct or grade.score != 1.0 or grade.parse_error:
-        problems.append(f"{where}: its own answer {variant.answer!r} grades as {grade}")
+    try:
+        grade = bank.grade(variant, variant.answer)
+    except Invalid as refused:
+        problems.append(f"{where}: its own answer {variant.answer!r} cannot be read: {refused}")
+    else:
+        if not grade.correct or grade.score != 1.0:
+            problems.append(f"{where}: its own answer {variant.answer!r} grades as {grade}")
     for wrong in variant.misconceptions:
         if wrong.answer == variant.answer:
             problems.append(f"{where}: misconception {wrong.id} equals the answer")
             continue
         if kind.computed:  # a generator computed it: it must read back as that wrong model
-            wrong_grade = bank.grade(variant, wrong.answer)
-            if wrong_grade.parse_error:
+            try:
+                wrong_grade = bank.grade(variant, wrong.answer)
+            except Invalid:
                 problems.append(f"{where}: misconception {wrong.id} answer cannot be parsed")
-            elif wrong_grade.misconception is None:
+                continue
+            if wrong_grade.misconception is None:
                 problems.append(f"{where}: misconception {wrong.id} is not recognised")
     if kind.computed:
         problems.extend(_check_numeric(variant, where))

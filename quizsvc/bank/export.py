@@ -68,7 +68,6 @@ def grade_to_dict(grade: Grade) -> dict[str, Any]:
     return {
         "correct": grade.correct,
         "score": grade.score,
-        "parse_error": grade.parse_error,
         "misconception": misconception_dict(grade.misconception) if grade.misconception else None,
         "per_element": list(grade.per_element),
     }

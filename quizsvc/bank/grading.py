@@ -1,10 +1,10 @@
 """Grade a learner's raw answer against a variant, on the server, exactly.
 
 Each graded kind grades its own answers (``quizsvc.bank.kinds``); this module looks the kind
-up and turns an answer that cannot be read (``parsing.ParseError``: not a number, the wrong
-length, an unknown option) into a grade that says why and costs the learner no attempt.
-Self-rated kinds (flashcards, explanations) are never graded: their answers are checked by
-their kind's ``check_answer`` and stored.
+up. An answer that cannot be read (not a number, the wrong length, an unknown option) is not
+graded at all: it is refused with ``quizsvc.errors.Invalid`` on ``answer``, which costs the
+learner no attempt. Self-rated kinds (flashcards, explanations) are never graded: their
+answers are checked by their kind's ``check_answer`` and stored.
 
 Grading reads only a variant's ``AnswerKey`` (``grade_key``), so the service can grade from a
 key it stored when it served the variant instead of rebuilding the variant.
@@ -19,7 +19,6 @@ from quizsvc.bank.answer_key import AnswerKey
 from quizsvc.bank.errors import BankError
 from quizsvc.bank.kinds import KINDS, Kind
 from quizsvc.bank.model import Grade, Variant
-from quizsvc.bank.parsing import ParseError
 
 
 def grade(variant: Variant, raw: Any, kinds: Mapping[str, Kind] = KINDS) -> Grade:
@@ -32,12 +31,9 @@ def grade(variant: Variant, raw: Any, kinds: Mapping[str, Kind] = KINDS) -> Grad
 
 
 def grade_key(key: AnswerKey, raw: Any, kinds: Mapping[str, Kind] = KINDS) -> Grade:
-    """Grade ``raw`` against a variant's answer key, without rebuilding the variant."""
-    try:
-        return kinds[key.kind].grade(key, raw)
-    except ParseError as error:
-        return Grade(correct=False, score=0.0, parse_template=error.template,
-                     parse_reason=error.reason, parse_params=error.params)
+    """Grade ``raw`` against a variant's answer key, without rebuilding the variant
+    (``errors.Invalid`` when it cannot be read)."""
+    return kinds[key.kind].grade(key, raw)
 
 
 class Grader:

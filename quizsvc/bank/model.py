@@ -11,8 +11,6 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from quizsvc.errors import filled
-
 
 class QuestionKind(StrEnum):
     """Name the kinds of question the bank ships.
@@ -207,23 +205,14 @@ class Variant:
 class Grade:
     """The server's verdict on one submitted answer.
 
-    A ``parse_template`` (not a number, wrong length, unknown option) means the answer was not
-    graded and must cost no attempt; ``score`` is in [0, 1] (partial credit for vectors);
-    ``misconception`` names the wrong model whose answer matched, if any. Only graded kinds
-    are graded: a self-rated kind's answer is checked by its kind and stored, never graded.
+    Only an answer that could be read is graded (one that cannot is refused with
+    ``errors.Invalid`` and costs no attempt); ``score`` is in [0, 1] (partial credit for
+    vectors); ``misconception`` names the wrong model whose answer matched, if any. Only
+    graded kinds are graded: a self-rated kind's answer is checked by its kind and stored,
+    never graded.
     """
 
     correct: bool
     score: float
-    parse_template: str | None = None  # why it could not be read: an N_ template
-    parse_reason: str | None = None  # a stable word for the page's catalog
-    parse_params: dict[str, Any] | None = None  # its values; "element": the box (1-based)
     misconception: Misconception | None = None
     per_element: tuple[bool, ...] = ()
-
-    @property
-    def parse_error(self) -> str | None:
-        """The English sentence of why the answer could not be read (None: it was read)."""
-        if self.parse_template is None:
-            return None
-        return filled(self.parse_template, self.parse_params)

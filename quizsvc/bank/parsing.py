@@ -1,9 +1,11 @@
 """Read a learner's raw answer: a JSON value, or text as typed, into the values a grader compares.
 
-An answer that cannot be read (not a number, the wrong length, an unknown option) is a
-``ParseError``, which costs the learner no attempt; every kind's grader
-(``quizsvc.bank.kinds``) reads its answers with these functions, so the same mistake is
-refused in the same words whatever kind of question it was made on.
+An answer that cannot be read (not a number, the wrong length, an unknown option) is refused
+as the service refuses any field, with ``quizsvc.errors.Invalid`` on ``answer`` (a 422 that
+costs the learner no attempt); every kind's grader (``quizsvc.bank.kinds``) reads its answers
+with these functions, so the same mistake is refused in the same words whatever kind of
+question it was made on. ``params["element"]`` (1-based) names the box of a vector answer a
+refusal concerns, so a page can say it there.
 """
 
 from __future__ import annotations
@@ -12,27 +14,17 @@ import json
 import re
 from typing import Any
 
-from quizsvc.errors import N_, filled
+from quizsvc.errors import N_, Invalid
 
 INTEGER = re.compile(r"^[+-]?\d{1,18}$")
 LONG_INTEGER = re.compile(r"^[+-]?\d{19,}$")
 
 
-class ParseError(ValueError):
-    """Say why a raw answer could not be read (shown to the learner, costs no attempt).
-
-    ``template`` is one English sentence marked ``N_`` where it is raised, ``params`` fills
-    its ``%(name)s`` holes and ``str(error)`` is the filled sentence; ``reason`` is a stable
-    word for a catalog. ``params["element"]`` (1-based) names the box of a vector answer it
-    concerns, so a page can say it there.
-    """
-
-    def __init__(self, template: str, reason: str = "unreadable_answer",
-                 params: dict[str, Any] | None = None) -> None:
-        self.template = template
-        self.reason = reason
-        self.params = dict(params or {})
-        super().__init__(filled(template, self.params))
+def unreadable(template: str, reason: str = "unreadable_answer",
+               params: dict[str, Any] | None = None) -> Invalid:
+    """Return the refusal of an answer that cannot be read: ``template`` is one English
+    sentence marked ``N_`` where it is raised, ``reason`` a stable word for a catalog."""
+    return Invalid("answer", template, reason=reason, params=params)
 
 
 # A vector element's error says which element: one template per error parse_integer raises.
@@ -51,32 +43,32 @@ ELEMENT_TEMPLATES: dict[str, str] = {
 def parse_integer(raw: Any) -> int:
     """Read one integer from a JSON number or a string such as ``" 12 "``."""
     if isinstance(raw, bool):
-        raise ParseError(N_("expected an integer, got true/false"), "not_integer")
+        raise unreadable(N_("expected an integer, got true/false"), "not_integer")
     if isinstance(raw, int):
         return raw
     if isinstance(raw, float):
         if raw.is_integer() and abs(raw) < 2**53:
             return int(raw)
-        raise ParseError(N_("expected an integer, got %(got)s"), "not_integer",
+        raise unreadable(N_("expected an integer, got %(got)s"), "not_integer",
                          {"got": repr(raw)})
     if isinstance(raw, str):
         text = raw.strip()
         if INTEGER.match(text):
             return int(text)
         if LONG_INTEGER.match(text):
-            raise ParseError(N_("too large: at most 18 digits"), "too_large")
+            raise unreadable(N_("too large: at most 18 digits"), "too_large")
         if not text:
-            raise ParseError(N_("expected an integer, got nothing"), "empty")
-        raise ParseError(N_("expected an integer, got %(got)s"), "not_integer",
+            raise unreadable(N_("expected an integer, got nothing"), "empty")
+        raise unreadable(N_("expected an integer, got %(got)s"), "not_integer",
                          {"got": repr(raw[:40])})
-    raise ParseError(N_("expected an integer, got %(got)s"), "not_integer",
+    raise unreadable(N_("expected an integer, got %(got)s"), "not_integer",
                      {"got": type(raw).__name__})
 
 
 def list_items(raw: Any, expected: str) -> Any:
     """Return ``raw`` as list items: a JSON list, a string holding one, or a string of items
     split on spaces, commas and semicolons (Chinese ones too). Shape checks are the caller's;
-    unreadable JSON raises ``ParseError(expected)``, ``expected`` being the caller's ``N_``
+    unreadable JSON is refused with ``expected``, ``expected`` being the caller's ``N_``
     template (it takes no params)."""
     if not isinstance(raw, str):
         return raw
@@ -86,23 +78,23 @@ def list_items(raw: Any, expected: str) -> Any:
     try:
         return json.loads(text)
     except (ValueError, RecursionError):  # not JSON, or nested past what the parser walks
-        raise ParseError(expected) from None
+        raise unreadable(expected) from None
 
 
 def parse_vector(raw: Any, length: int) -> list[int]:
     """Read a vector of ``length`` integers from a JSON list or a string like ``"1, 6, 1"``."""
     items = list_items(raw, N_("expected a list of integers like [1, 6, 1]"))
     if not isinstance(items, list):
-        raise ParseError(N_("expected a list of integers like [1, 6, 1]"), "not_a_list")
+        raise unreadable(N_("expected a list of integers like [1, 6, 1]"), "not_a_list")
     if len(items) != length:
-        raise ParseError(N_("expected %(length)s integers, got %(got)s"), "vector_length",
+        raise unreadable(N_("expected %(length)s integers, got %(got)s"), "vector_length",
                          {"length": length, "got": len(items)})
     values = []
     for index, item in enumerate(items):
         try:
             values.append(parse_integer(item))
-        except ParseError as error:
-            raise ParseError(ELEMENT_TEMPLATES[error.template], error.reason,
+        except Invalid as error:
+            raise unreadable(ELEMENT_TEMPLATES[error.template], error.reason,
                              {**error.params, "element": index + 1}) from None
     return values
 
@@ -111,13 +103,13 @@ def parse_ids(raw: Any, known: set[str]) -> list[str]:
     """Read a list of option ids from a JSON list or a comma-separated string."""
     items = list_items(raw, N_("expected a list of option ids"))
     if not isinstance(items, list) or not all(isinstance(item, str) for item in items):
-        raise ParseError(N_("expected a list of option ids"), "not_option_list")
+        raise unreadable(N_("expected a list of option ids"), "not_option_list")
     unknown = [item for item in items if item not in known]
     if unknown:
-        raise ParseError(N_("unknown option %(option)s"), "unknown_option",
+        raise unreadable(N_("unknown option %(option)s"), "unknown_option",
                          {"option": repr(unknown[0][:40])})
     if len(set(items)) != len(items):
-        raise ParseError(N_("an option is listed twice"), "option_twice")
+        raise unreadable(N_("an option is listed twice"), "option_twice")
     return items
 
 
@@ -126,9 +118,9 @@ def parse_choice(raw: Any, known: set[str]) -> str:
     if isinstance(raw, list) and len(raw) == 1:
         raw = raw[0]
     if not isinstance(raw, str):
-        raise ParseError(N_("expected one option id"), "one_option")
+        raise unreadable(N_("expected one option id"), "one_option")
     choice = raw.strip()
     if choice not in known:
-        raise ParseError(N_("unknown option %(option)s"), "unknown_option",
+        raise unreadable(N_("unknown option %(option)s"), "unknown_option",
                          {"option": repr(choice[:40])})
     return choice

@@ -8,12 +8,18 @@ marshmallow 4 requires. Every bound comes from ``quizsvc.study.limits``.
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
 import marshmallow as ma
 from marshmallow import fields
 
 from quizsvc.bank.anki import LANG_MODES
+from quizsvc.bank.catalog import MAX_SEED
+from quizsvc.bank.kinds.form import normalized
 from quizsvc.errors import N_
-from quizsvc.http.validators import Length, OneOf, Range
+from quizsvc.http.validators import Length, OneOf, Range, Said
+from quizsvc.review.ratings import REVIEW_WORDS, ReviewRating, SelfRating
 from quizsvc.review.scheduling import MAX_RETENTION, MIN_RETENTION
 from quizsvc.study.lessons import LANGUAGES
 from quizsvc.study.limits import (
@@ -24,12 +30,12 @@ from quizsvc.study.limits import (
     MAX_REF,
     MAX_VARIANT_ID,
 )
-from quizsvc.study.reviews import RATING_NAMES
 from quizsvc.study.sessions import MODES
 
 # Each bound once, for the JSON schemas and the form schemas that take the same field as text.
 SESSION_SIZE = Range(min=1)  # the top is the deployment's MAX_SESSION_SIZE
-SELF_RATING = Range(min=1, max=4)
+SELF_RATING = Range(min=int(min(SelfRating)), max=int(max(SelfRating)))
+REVIEW_RATING = Range(min=int(min(ReviewRating)), max=int(max(ReviewRating)))  # as stored
 VARIANT_ID = Length(min=1, max=MAX_VARIANT_ID)
 IDEMPOTENCY_KEY = Length(min=1, max=MAX_IDEMPOTENCY_KEY)
 NOTE = Length(max=MAX_NOTE)
@@ -88,7 +94,12 @@ class ExplanationSchema(StrictSchema):
 class RatingSchema(StrictSchema):
     """An fsrs rating: Hard/Good/Easy after a right answer, any of four for a card."""
 
-    rating = fields.String(required=True, validate=OneOf(RATING_NAMES))
+    rating = fields.String(required=True, validate=OneOf(REVIEW_WORDS))
+
+    @ma.post_load
+    def as_rating(self, data: dict[str, Any], **_: Any) -> dict[str, Any]:
+        """Hand the use case the rating itself, not its word."""
+        return {**data, "rating": ReviewRating.from_word(data["rating"])}
 
 
 class DueQuerySchema(StrictSchema):
@@ -120,7 +131,7 @@ class ExportQuerySchema(StrictSchema):
 class PreviewQuerySchema(StrictSchema):
     """Which variant an author wants to see."""
 
-    seed = fields.Integer(required=True, validate=Range(min=0, max=2**63 - 1))
+    seed = fields.Integer(required=True, validate=Range(min=0, max=MAX_SEED))
 
 
 class LinkRequestSchema(StrictSchema):
@@ -144,7 +155,7 @@ class SelfAssessmentFormSchema(StrictSchema):
 
     ref = fields.String(required=True, validate=Length(min=1, max=MAX_REF))
     rating = fields.Integer(required=True, validate=SELF_RATING,
-                            error_messages={"invalid": "must be 1 (not yet) .. 4 (solid)"})
+                            error_messages={"invalid": N_("must be 1 (not yet) .. 4 (solid)")})
     note = fields.String(load_default=None, allow_none=True, validate=NOTE)
 
 
@@ -174,12 +185,32 @@ class DesiredRetentionSchema(StrictSchema):
     desired_retention = fields.Float(required=True, allow_nan=False, validate=RETENTION)
 
 
-class DesiredRetentionFormSchema(DesiredRetentionSchema):
-    """The progress page's retention form: the value arrives as text; the page reads it as
-    a number (``web.forms.decimal_or_text``) and the use case checks it, with the reason
-    the page shows (``scheduling.check_retention``)."""
+class RetentionText(fields.Field[float]):
+    """A desired retention typed into a form as text ("0.85", or "０.８５" from a Chinese input
+    method): loaded as a number, and refused with the reason the progress page shows."""
 
-    desired_retention = fields.String(required=True)  # type: ignore[assignment]
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> float:
+        text = normalized(value)
+        try:
+            number = float(text)
+        except ValueError:
+            number = math.nan
+        bounds = {"min": MIN_RETENTION, "max": MAX_RETENTION}
+        if not math.isfinite(number):
+            raise ma.ValidationError(Said(
+                N_("desired retention must be a number, got %(value)s"),
+                {**bounds, "value": repr(text)}))
+        if not MIN_RETENTION <= number <= MAX_RETENTION:
+            raise ma.ValidationError(Said(
+                N_("desired retention must be between %(min).2f and %(max).2f, got %(value)s"),
+                {**bounds, "value": repr(number)}))
+        return number
+
+
+class DesiredRetentionFormSchema(DesiredRetentionSchema):
+    """The progress page's retention form: the value arrives as text."""
+
+    desired_retention = RetentionText(required=True)  # type: ignore[assignment]
 
 
 class SimulateQuerySchema(StrictSchema):

@@ -31,7 +31,7 @@ from flask import Flask, Response, current_app, g, request
 from sqlalchemy.exc import IntegrityError
 
 from quizsvc.errors import N_, CsrfFailed
-from quizsvc.extensions import now
+from quizsvc.runtime import now
 from quizsvc.store.database import request_unit_of_work
 from quizsvc.store.repository import Stale
 from quizsvc.study.context import Identity

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from flask import current_app
 
-from quizsvc.extensions import runtime
 from quizsvc.http.browser import visitor
+from quizsvc.runtime import runtime
 from quizsvc.store.database import request_unit_of_work
 from quizsvc.study.context import Context
 

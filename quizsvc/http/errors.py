@@ -1,12 +1,14 @@
 """Map every failure to one JSON error envelope:
 ``{code, status, reason, message, errors, request_id}``.
 
-``code`` is a stable machine word (``validation_error``, ``not_found``, ...), ``status`` the
-HTTP status, ``reason`` the domain's stable word for why (``quizsvc.errors``), ``message`` one
-English sentence, ``errors`` the field detail, shaped like webargs'
-``{location: {field: [reason, ...]}}`` (``errors.json.answer``), and ``request_id`` the id the
-response's ``X-Request-Id`` and the server's logs give the request (``quizsvc.http.request_id``),
-for a learner to quote and an operator to find. When the request's
+The first four keys are flask-smorest's documented envelope: ``code`` the HTTP status (422),
+``status`` its reason phrase ("Unprocessable Entity"), ``message`` one English sentence and
+``errors`` the field detail, shaped like webargs' ``{location: {field: [reason, ...]}}``
+(``errors.json.answer``). The service adds ``reason``, a stable word for why: the domain's
+(``already_answered``, ``unknown_session``: ``quizsvc.errors``), else the refusal's class
+(``validation_error``, ``not_found``, ``database_unavailable``...); and ``request_id``, the id
+the response's ``X-Request-Id`` and the server's logs give the request
+(``quizsvc.http.request_id``), for a learner to quote and an operator to find. When the request's
 ``Accept-Language`` names zh or en, ``said`` repeats ``message`` and ``errors`` in it, through
 the interface catalog (``quizsvc.http.language``); the pages' scripts show that.
 
@@ -24,6 +26,7 @@ from typing import Any
 from flask import Flask, Response, jsonify
 from sqlalchemy import exc as sa_exc
 from werkzeug.exceptions import HTTPException
+from werkzeug.http import HTTP_STATUS_CODES
 
 from quizsvc import errors
 from quizsvc.http.language import accepted_lang, message_in, say_reason
@@ -44,8 +47,9 @@ STATUS: dict[type[errors.ServiceError], int] = {
     errors.Unavailable: 503,
 }
 
-# Werkzeug's status names in snake case for envelope codes (422 keeps the schema's word).
-HTTP_CODES: dict[int, str] = {
+# The reason of an HTTP error that gives none: werkzeug's status names in snake case (422
+# keeps the schema's word).
+HTTP_REASONS: dict[int, str] = {
     400: "bad_request",
     401: "unauthorized",
     403: "forbidden",
@@ -71,21 +75,23 @@ def status_of(error: errors.ServiceError) -> int:
     return 400
 
 
-def envelope(status: int, code: str, message: str, errors_: dict[str, Any] | None = None,
-             reason: str | None = None, said: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Build the error body every failing response carries."""
-    body = {"code": code, "status": status, "reason": reason or code, "message": message,
-            "errors": errors_ or {}, "request_id": request_id()}
+def envelope(status: int, reason: str, message: str, errors_: dict[str, Any] | None = None,
+             said: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Build the error body every failing response carries (flask-smorest's ``code``,
+    ``status``, ``message``, ``errors``, and the service's ``reason`` and ``request_id``)."""
+    body = {"code": status, "status": HTTP_STATUS_CODES.get(status, "Unknown Error"),
+            "reason": reason, "message": message, "errors": errors_ or {},
+            "request_id": request_id()}
     if said is not None:
         body["said"] = said
     return body
 
 
-def error_response(status: int, code: str, message: str,
-                   errors_: dict[str, Any] | None = None, reason: str | None = None,
+def error_response(status: int, reason: str, message: str,
+                   errors_: dict[str, Any] | None = None,
                    said: dict[str, Any] | None = None) -> Response:
     """Return a JSON response carrying the envelope."""
-    response = jsonify(envelope(status, code, message, errors_, reason, said))
+    response = jsonify(envelope(status, reason, message, errors_, said))
     response.status_code = status
     if status == 503:
         response.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
@@ -123,8 +129,8 @@ def said_fields(field_errors: dict[str, Any]) -> dict[str, Any] | None:
 
 def handle_service_error(error: errors.ServiceError) -> Response:
     """Turn a domain exception into its envelope (with Retry-After when it says when)."""
-    response = error_response(status_of(error), error.code, error.message, error.errors,
-                              error.reason, said_of(error))
+    response = error_response(status_of(error), error.reason, error.message, error.errors,
+                              said_of(error))
     if "retry_after" in error.params:
         response.headers["Retry-After"] = str(error.params["retry_after"])
     return response
@@ -174,7 +180,7 @@ def handle_http_exception(error: HTTPException) -> Response:
     if status == 422 and field_errors:
         message = "The request is invalid: " + summarise(field_errors)
         said = said_fields(field_errors)
-    response = error_response(status, HTTP_CODES.get(status, "http_error"), message,
+    response = error_response(status, HTTP_REASONS.get(status, "http_error"), message,
                               field_errors, said=said)
     for name, value in (data.get("headers") or {}).items():
         response.headers[name] = value

@@ -16,6 +16,7 @@ from webargs.flaskparser import FlaskParser, is_json_request
 
 from quizsvc.errors import N_, Invalid
 from quizsvc.http.inputs import parse_json_body
+from quizsvc.http.validators import Said
 
 
 class StrictParser(FlaskParser):
@@ -43,19 +44,14 @@ class StrictParser(FlaskParser):
         return parse_json_body(req.get_data(cache=True))
 
 
-class FormInvalid(Exception):
-    """Raised by ``FormParser`` for a form that its schema refuses: the fields and reasons."""
-
-    def __init__(self, messages: dict[str, list[str]]) -> None:
-        super().__init__(messages)
-        self.messages = messages
-
-
 class FormParser(StrictParser):
-    """Parse a page's posted form with an API schema; refusals become ``FormInvalid``.
+    """Parse a page's posted form with an API schema; a refusal is ``errors.Invalid``.
 
-    A page re-shows the form with each reason under its field instead of answering with the
-    JSON error envelope. Unknown fields (the CSRF token, the submit button) are left out.
+    A page re-shows the form with the reason under its field instead of answering with the
+    JSON error envelope, so the refusal names the first field the schema refused and says why
+    with the schema's own message: a ``Said`` keeps its template and params for the catalog,
+    any other message (marshmallow's fixed sentences) is its own template. Unknown fields (the
+    CSRF token, the submit button) are left out.
     """
 
     DEFAULT_UNKNOWN_BY_LOCATION: ClassVar[dict[str, str | None]] = {  # type: ignore[misc]
@@ -63,13 +59,16 @@ class FormParser(StrictParser):
 
     def handle_error(self, error: ma.ValidationError, req: Any, schema: ma.Schema, *,
                      error_status_code: int | None, error_headers: Any) -> Any:
-        """Raise ``FormInvalid`` with the schema's messages by field."""
+        """Raise ``errors.Invalid`` on the first field the schema refused."""
         messages = error.messages if isinstance(error.messages, dict) else {
             "_schema": list(error.messages)}
         if set(messages) == {"form"} and isinstance(messages["form"], dict):
             messages = messages["form"]  # webargs files them under their location
-        raise FormInvalid({str(k): v if isinstance(v, list) else [str(v)]
-                           for k, v in messages.items()})
+        field, reasons = next(iter(messages.items()))
+        reason = reasons[0] if isinstance(reasons, list) and reasons else reasons
+        template, params = ((reason.template, reason.params) if isinstance(reason, Said)
+                            else (str(reason), None))
+        raise Invalid(str(field), template, location="form", params=params)
 
 
 form_parser = FormParser()

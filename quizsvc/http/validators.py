@@ -1,20 +1,23 @@
 """marshmallow's range, length and choice validators, saying why with a catalog template.
 
 marshmallow formats its messages with ``str.format`` and hands on a finished English sentence
-("Must be greater than or equal to 1."), which no catalog can look up. These subclasses
-raise the very same sentence as a ``Said``: a ``str`` that also keeps its ``N_`` template
-and params, so that the error envelope's ``said`` and the pages say it in the learner's
-language (``quizsvc.http.language.say_reason``). The JSON ``errors`` stay byte-identical.
+("Must be greater than or equal to 1."), which no catalog can look up. These subclasses keep
+marshmallow's checks (and what apispec documents of them: bounds, lengths, choices) and, when
+one refuses, raise the very same sentence as a ``Said``: a ``str`` that also keeps its ``N_``
+template and params, so that the error envelope's ``said`` and the pages say it in the
+learner's language (``quizsvc.http.language.say_reason``). The JSON ``errors`` stay
+byte-identical. They use marshmallow's public face only: a validator is a callable that raises
+``ValidationError``.
 
 Only inclusive bounds are used here (marshmallow's default), and a validator given its own
-``error=`` keeps marshmallow's plain formatting.
+``error=`` keeps marshmallow's plain message.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from marshmallow import validate
+from marshmallow import ValidationError, validate
 
 from quizsvc.errors import N_, filled
 
@@ -43,39 +46,51 @@ LENGTH = {
     "all": N_("Length must be between %(min)s and %(max)s."),
     "equal": N_("Length must be %(equal)s."),
 }
+ONE_OF = N_("Must be one of: %(choices)s.")
 
 
-def case(validator: Any, message: str) -> str:
-    """Tell which of marshmallow's messages a validator chose: min, max, all or equal."""
-    for name in ("min", "max", "all", "equal"):
-        if message is getattr(validator, f"message_{name}", None):
-            return name
-    raise ValueError(f"not a message of {type(validator).__name__}: {message!r}")
+def bounds_case(low: Any, high: Any) -> str:
+    """Name the message marshmallow gives a refusal of these bounds: with both set it says
+    both ("all") whichever one was crossed; with one, that one."""
+    if low is not None and high is not None:
+        return "all"
+    return "min" if low is not None else "max"
 
 
 class Range(validate.Range):
     """``marshmallow.validate.Range`` whose refusal is a ``Said``."""
 
-    def _format_error(self, value: Any, message: str) -> str:
-        if self.error is not None or not (self.min_inclusive and self.max_inclusive):
-            return super()._format_error(value, message)
-        return Said(RANGE[case(self, message)], {"min": self.min, "max": self.max})
+    def __call__(self, value: Any) -> Any:
+        try:
+            return super().__call__(value)
+        except ValidationError:
+            if self.error is not None or not (self.min_inclusive and self.max_inclusive):
+                raise
+            raise ValidationError(Said(RANGE[bounds_case(self.min, self.max)],
+                                       {"min": self.min, "max": self.max})) from None
 
 
 class Length(validate.Length):
     """``marshmallow.validate.Length`` whose refusal is a ``Said``."""
 
-    def _format_error(self, value: Any, message: str) -> str:
-        if self.error is not None:
-            return super()._format_error(value, message)
-        return Said(LENGTH[case(self, message)],
-                    {"min": self.min, "max": self.max, "equal": self.equal})
+    def __call__(self, value: Any) -> Any:
+        try:
+            return super().__call__(value)
+        except ValidationError:
+            if self.error is not None:
+                raise
+            case = "equal" if self.equal is not None else bounds_case(self.min, self.max)
+            raise ValidationError(Said(LENGTH[case], {"min": self.min, "max": self.max,
+                                                      "equal": self.equal})) from None
 
 
 class OneOf(validate.OneOf):
     """``marshmallow.validate.OneOf`` whose refusal is a ``Said``."""
 
-    def _format_error(self, value: Any) -> str:
-        if self.error != self.default_message:
-            return super()._format_error(value)
-        return Said(N_("Must be one of: %(choices)s."), {"choices": self.choices_text})
+    def __call__(self, value: Any) -> Any:
+        try:
+            return super().__call__(value)
+        except ValidationError:
+            if self.error != self.default_message:
+                raise
+            raise ValidationError(Said(ONE_OF, {"choices": self.choices_text})) from None

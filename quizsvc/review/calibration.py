@@ -1,9 +1,9 @@
 """Compare self-assessments with graded accuracy: a Brier score and a reliability table.
 
-A self-assessment of 1 ("not yet") .. 4 ("solid") is read as a predicted probability of
-answering right: 0, 1/3, 2/3, 1. Each graded attempt on a self-assessed question is one
-(prediction, outcome) pair. Computed on read: this module reads both records and writes
-neither, and the mastery policy never sees its result.
+A self-assessment (``ratings.SelfRating``: 1 "not yet" .. 4 "solid") is read as a predicted
+probability of answering right: 0, 1/3, 2/3, 1. Each graded attempt on a self-assessed
+question is one (prediction, outcome) pair. Computed on read: this module reads both records
+and writes neither, and the mastery policy never sees its result.
 """
 
 from __future__ import annotations
@@ -11,13 +11,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-RATINGS = (1, 2, 3, 4)
-RATING_LABELS = {1: "not yet", 2: "shaky", 3: "mostly", 4: "solid"}
+from quizsvc.review.ratings import SelfRating
 
 
 def predicted_probability(rating: int) -> float:
     """Map a self-assessment rating 1..4 to the probability it claims: (rating - 1) / 3."""
-    if rating not in RATINGS:
+    if rating not in set(SelfRating):
         raise ValueError(f"rating must be 1..4, got {rating!r}")
     return (rating - 1) / 3
 
@@ -43,7 +42,7 @@ class Calibration:
 
 def calibrate(pairs: Iterable[tuple[int, bool]]) -> Calibration:
     """Return the Brier score and reliability table of (rating, correct) pairs."""
-    totals = {rating: [0, 0] for rating in RATINGS}  # rating -> [attempts, correct]
+    totals = {int(rating): [0, 0] for rating in SelfRating}  # rating -> [attempts, correct]
     squared = 0.0
     count = 0
     for rating, correct in pairs:

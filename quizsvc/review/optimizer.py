@@ -27,6 +27,7 @@ from itertools import groupby
 from fsrs.scheduler import LOWER_BOUNDS_PARAMETERS, UPPER_BOUNDS_PARAMETERS
 from fsrs_rs_python import FSRS, FSRSItem, FSRSReview
 
+from quizsvc.review.ratings import ReviewRating
 from quizsvc.review.scheduling import DEFAULT_SETTINGS
 
 DEFAULT_PARAMETERS = DEFAULT_SETTINGS.parameters
@@ -192,7 +193,7 @@ def read_revlog_csv(text: str) -> list[LoggedReview]:
     for line, row in enumerate(reader, start=2):
         try:
             rating = int(row["review_rating"])
-            if not 1 <= rating <= 4:
+            if rating not in set(ReviewRating):
                 raise ValueError(f"rating {rating} is not 1..4")
             reviews.append(LoggedReview(
                 card=int(row["card_id"]),

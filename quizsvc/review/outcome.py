@@ -14,12 +14,8 @@ from datetime import datetime
 from typing import Literal
 
 from quizsvc.review import mastery, scheduling
-from quizsvc.review.scheduling import (
-    DEFAULT_SETTINGS,
-    CardState,
-    ReviewRating,
-    SchedulerSettings,
-)
+from quizsvc.review.ratings import ReviewRating
+from quizsvc.review.scheduling import DEFAULT_SETTINGS, CardState, SchedulerSettings
 
 # The new attempt has no id until it is written; the mastery evidence names it by this
 # stand-in (larger than any row id, so it sorts after every earlier attempt).

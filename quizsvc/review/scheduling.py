@@ -21,11 +21,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
-from enum import IntEnum
 from functools import lru_cache
 
 from fsrs import Card, Rating, Scheduler, State
 from fsrs.scheduler import DEFAULT_PARAMETERS
+
+from quizsvc.review.ratings import ReviewRating
 
 FORECAST_DAYS = 30
 DEFAULT_RETENTION = 0.90
@@ -71,20 +72,6 @@ def scheduler_for(settings: SchedulerSettings) -> Scheduler:
 
 DEFAULT_SETTINGS = SchedulerSettings()
 SCHEDULER = scheduler_for(DEFAULT_SETTINGS)
-
-
-class ReviewRating(IntEnum):
-    """The four fsrs buttons, with the numbers fsrs and its optimizer use."""
-
-    AGAIN = 1
-    HARD = 2
-    GOOD = 3
-    EASY = 4
-
-    @classmethod
-    def from_name(cls, name: str) -> ReviewRating:
-        """Parse ``again`` / ``hard`` / ``good`` / ``easy`` (any case)."""
-        return cls[name.upper()]
 
 
 GRADED_CHOICES = frozenset({ReviewRating.HARD, ReviewRating.GOOD, ReviewRating.EASY})

@@ -1,6 +1,6 @@
 """Look questions, lessons and sections up in the loaded bank, by id, in teaching order.
 
-Built once per loaded bank (``quizsvc.extensions`` keeps it beside the bank), so no request
+Built once per loaded bank (``quizsvc.runtime`` keeps it beside the bank), so no request
 walks the bank's collections.
 """
 

@@ -26,7 +26,8 @@ from datetime import datetime
 
 from quizsvc.review import optimizer, scheduling
 from quizsvc.review.optimizer import Fit, NoFit
-from quizsvc.review.scheduling import ReviewRating, SchedulerSettings
+from quizsvc.review.ratings import ReviewRating
+from quizsvc.review.scheduling import SchedulerSettings
 from quizsvc.store.unit_of_work import UnitOfWork
 
 

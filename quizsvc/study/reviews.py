@@ -9,23 +9,17 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from quizsvc.errors import N_, Conflict, Invalid
+from quizsvc.errors import N_, Conflict
 from quizsvc.review import outcome, scheduling
-from quizsvc.review.scheduling import ReviewRating, SchedulerSettings
+from quizsvc.review.ratings import ReviewRating
+from quizsvc.review.scheduling import SchedulerSettings
 from quizsvc.store.answers import LoggedReview, StoredAttempt, StoredCard
 from quizsvc.study.answering import AttemptView, owned_attempt, rating_choices, stored_view
 from quizsvc.study.context import Context
 
-RATING_NAMES = ("again", "hard", "good", "easy")
 
-
-def rate_attempt(ctx: Context, attempt_id: int, rating_name: str) -> AttemptView:
+def rate_attempt(ctx: Context, attempt_id: int, rating: ReviewRating) -> AttemptView:
     """Rate one of this learner's attempts (see the module docstring)."""
-    try:
-        rating = ReviewRating.from_name(rating_name)
-    except KeyError:
-        raise Invalid("rating", N_("must be one of %(choices)s"),
-                      reason="one_of", params={"choices": ", ".join(RATING_NAMES)}) from None
     uow = ctx.uow
     with uow.locked(ctx.learner_id):
         attempt = owned_attempt(ctx, attempt_id)
@@ -85,7 +79,7 @@ def intervals_of(ctx: Context, attempt: StoredAttempt) -> dict[str, timedelta]:
     card = None if logged else ctx.uow.answers.card_of(ctx.learner_id, attempt.question_id)
     intervals = {}
     for name in choices:
-        entry = review_for(logged, card, ReviewRating.from_name(name), ctx.now, settings)
+        entry = review_for(logged, card, ReviewRating.from_word(name), ctx.now, settings)
         intervals[name] = entry.after.due - entry.reviewed_at
     return intervals
 

@@ -225,17 +225,17 @@ def planned_run(settings: simulator.SimulatorSettings) -> SimulatorRun:
     """Plan and replay one simulator run through the ledger.
 
     A scenario the ledger rejects, or a configuration on which vLLM itself crashes, is a
-    ``SettingsError`` naming the field; under synchronous scheduling the target step's real
+    ``errors.Invalid`` naming the field; under synchronous scheduling the target step's real
     state is compared with the one asked for, so a state the warm-up missed is reported.
     """
     plan_made = simulator.plan_scenario(settings)
     try:
         trace = replay(plan_made.scenario)
     except ScenarioError as error:
-        raise simulator.SettingsError(error.field, LEDGER_DETAIL, reason="scenario",
-                                      params={"detail": error.reason}) from error
+        raise simulator.setting_refused(error.field, LEDGER_DETAIL, reason="scenario",
+                                        params={"detail": error.reason}) from error
     except SchedulerCrash as error:
-        raise simulator.SettingsError(
+        raise simulator.setting_refused(
             "long_prefill_token_threshold",
             N_("vLLM 0.33.0's scheduler itself fails on this configuration: %(detail)s"),
             reason="scheduler_crash", params={"detail": str(error)},
@@ -261,12 +261,12 @@ def example_run(bank: Teaching, example_id: str) -> SimulatorRun:
     The examples whose state the simulator's form cannot express (prefix caching, priority,
     ``max_tokens``, several prefills...) open their own scenario this way; the page draws its
     steps with the simulator's own rules, the example's step as the target. An unknown id is
-    a ``SettingsError`` on ``example``.
+    an ``errors.Invalid`` on ``example``.
     """
     try:
         example = bank.example(example_id)
     except NotFound:
-        raise simulator.SettingsError(
+        raise simulator.setting_refused(
             "example", N_("no worked example %(example)s"), reason="unknown_example",
             params={"example": repr(str(example_id)[:80])}) from None
     trace = replay(example.scenario)
@@ -284,8 +284,4 @@ def plan(form: Mapping[str, str]) -> simulator.ScenarioPlan:
     ``form`` holds the settings as the simulator's query fields; a setting out of range is a
     422 naming it (``location`` query).
     """
-    try:
-        return simulator.plan_scenario(simulator.parse_settings(form))
-    except simulator.SettingsError as error:
-        raise Invalid(error.field, error.template, location="query", reason=error.reason,
-                      params=error.params) from None
+    return simulator.plan_scenario(simulator.parse_settings(form))

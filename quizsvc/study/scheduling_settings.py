@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from quizsvc.errors import N_, Invalid
 from quizsvc.pool import job_runtime
 from quizsvc.review import scheduling
 from quizsvc.store.scheduler_settings import FitRecord
@@ -68,21 +67,12 @@ def scheduling_view(ctx: Context, rescheduled_cards: int | None = None) -> Sched
                           lessons, rescheduled_cards)
 
 
-def set_desired_retention(ctx: Context, value: float | str) -> SchedulingView:
-    """Set the learner's desired retention and reschedule their cards by it (a value that is
-    not a number, as a form may send it, is refused by name)."""
-    try:
-        retention = scheduling.check_retention(value)
-    except ValueError:  # check_retention's two refusals, said here as templates
-        params = {"min": scheduling.MIN_RETENTION, "max": scheduling.MAX_RETENTION,
-                  "value": repr(value)}
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise Invalid("desired_retention",
-                          N_("desired retention must be a number, got %(value)s"),
-                          reason="not_a_number", params=params) from None
-        raise Invalid("desired_retention",
-                      N_("desired retention must be between %(min).2f and %(max).2f, "
-                         "got %(value)s"), reason="range", params=params) from None
+def set_desired_retention(ctx: Context, retention: float) -> SchedulingView:
+    """Set the learner's desired retention and reschedule their cards by it, on the work pool.
+
+    The argument schemas refuse a retention out of range (``http.arguments``); so does
+    ``scheduling.SchedulerSettings`` for any other caller, when the cards are rescheduled.
+    """
     moved = ctx.costly(RESCHEDULE_WAIT_SECONDS, retention_job, ctx.learner_id, retention,
                        ctx.now)
     return scheduling_view(ctx, moved)

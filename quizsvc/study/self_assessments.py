@@ -10,11 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from quizsvc.errors import N_, Invalid, NotFound
-from quizsvc.review.calibration import RATING_LABELS
+from quizsvc.errors import N_, NotFound
+from quizsvc.review.ratings import SelfRating
 from quizsvc.store.self_assessments import StoredSelfAssessment
 from quizsvc.study.context import Context
-from quizsvc.study.limits import MAX_NOTE
 
 
 @dataclass(frozen=True)
@@ -31,7 +30,7 @@ class SelfAssessmentView:
 
 def view(row: StoredSelfAssessment) -> SelfAssessmentView:
     """Build the view of a stored self-assessment."""
-    return SelfAssessmentView(row.ref, row.ref_kind, row.rating, RATING_LABELS[row.rating],
+    return SelfAssessmentView(row.ref, row.ref_kind, row.rating, SelfRating(row.rating).word,
                               row.note, row.updated_at)
 
 
@@ -49,12 +48,6 @@ def put_self_assessment(ctx: Context, ref: str, rating: int, note: str | None
                         ) -> tuple[SelfAssessmentView, bool]:
     """Set this browser's rating of ``ref``; return it and whether it was newly created."""
     kind = ref_kind(ctx, ref)
-    if rating not in RATING_LABELS:
-        raise Invalid("rating", N_("must be 1 (not yet) .. 4 (solid)"), reason="range",
-                      params={"min": 1, "max": 4})
-    if note is not None and len(note) > MAX_NOTE:
-        raise Invalid("note", N_("at most %(max)s characters"), reason="too_long",
-                      params={"max": MAX_NOTE})
     with ctx.uow.write():
         row, created = ctx.uow.self_assessments.put(ctx.browser_id, ref, kind, rating,
                                                     note or None, ctx.now)

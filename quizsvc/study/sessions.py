@@ -10,15 +10,19 @@ from __future__ import annotations
 import base64
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Literal, get_args
 
 from quizsvc.bank.kinds import GRADED
 from quizsvc.bank.model import Question, QuestionKind, Text
 from quizsvc.errors import N_, Invalid, NotFound
+from quizsvc.review.ratings import ReviewRating
 from quizsvc.store import sessions as store
 from quizsvc.study.context import Context
 from quizsvc.study.limits import MAX_OPEN_SESSIONS
 
-MODES = ("review", "quiz", "flashcards")
+# The kinds of session; the argument schemas refuse any other (``http.arguments``).
+Mode = Literal["review", "quiz", "flashcards"]
+MODES: tuple[Mode, ...] = get_args(Mode)
 
 
 def opaque_id(ctx: Context) -> str:
@@ -57,14 +61,7 @@ def wanted_in(mode: str, kind: str) -> bool:
     return True
 
 
-def check_mode(mode: str) -> None:
-    """Refuse an unknown session mode (422 on ``mode``)."""
-    if mode not in MODES:
-        raise Invalid("mode", N_("must be one of %(choices)s"), reason="one_of",
-                      params={"choices": ", ".join(MODES)})
-
-
-def start_session(ctx: Context, lesson: str, mode: str, size: int,
+def start_session(ctx: Context, lesson: str, mode: Mode, size: int,
                   retry_of: str | None = None) -> SessionView:
     """Start a session of up to ``size`` questions of ``lesson``: due first, then new.
 
@@ -78,7 +75,6 @@ def start_session(ctx: Context, lesson: str, mode: str, size: int,
     ``retry_of`` names an earlier session of this learner: the new one serves that
     session's mistakes again (graded questions answered wrong, up to ``size``), as practice.
     """
-    check_mode(mode)
     max_size = ctx.limits.max_session_size
     if not 1 <= size <= max_size:
         raise Invalid("size", N_("must be between %(min)s and %(max)s"), reason="range",
@@ -163,13 +159,12 @@ class StartCounts:
         return self.new + self.seen
 
 
-def start_counts(ctx: Context, mode: str) -> StartCounts:
+def start_counts(ctx: Context, mode: Mode) -> StartCounts:
     """Count the due and new questions of the kinds a session of ``mode`` serves.
 
     The start pages show it, so a flashcards page counts flashcards and a quiz page graded
     questions, as ``start_session`` picks them.
     """
-    check_mode(mode)
     wanted = sorted(q.id for questions in ctx.index.by_lesson.values() for q in questions
                     if wanted_in(mode, q.kind))
     if ctx.identity is None:
@@ -242,9 +237,6 @@ class SessionSummary:
     mistakes: tuple[str, ...]
 
 
-RATING_NAMES = {1: "again", 2: "hard", 3: "good", 4: "easy"}
-
-
 def session_summary(ctx: Context, session_id: str) -> SessionSummary:
     """Return the summary of one of this learner's sessions (finished or not).
 
@@ -264,7 +256,8 @@ def session_summary(ctx: Context, session_id: str) -> SessionSummary:
             outcome.position, outcome.question_id, str(question.kind), question.title,
             question.section, outcome.attempt_id, bool(outcome.graded), outcome.correct,
             outcome.score, bool(outcome.closed_book), outcome.revealed,
-            RATING_NAMES.get(outcome.rating or 0), outcome.due, bool(outcome.mastered),
+            ReviewRating(outcome.rating).word if outcome.rating else None, outcome.due,
+            bool(outcome.mastered),
             bool(outcome.mastered) and mastered_at is not None
             and mastered_at >= view.created_at))
     graded = [item for item in items if item.graded and item.attempt_id is not None]

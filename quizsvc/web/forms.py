@@ -3,7 +3,8 @@
 The JSON API receives an answer as one JSON value; an HTML form sends flat fields. The
 question's kind reads its own form (``quizsvc.bank.kinds``: each kind's ``read_form``, the
 field names of ``quizsvc.bank.kinds.form``) and leaves judging the value to the bank's grader,
-so every form is graded as the API grades.
+so every form is graded as the API grades. (The other forms' numbers are read by their
+argument schemas, ``quizsvc.http.arguments``.)
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from quizsvc.bank.kinds import KINDS
-from quizsvc.bank.kinds.form import FormFields, normalized
+from quizsvc.bank.kinds.form import FormFields
 from quizsvc.bank.model import AnswerInput
 
 
@@ -20,13 +21,3 @@ def answer_from_form(kind: str, shape: AnswerInput, posted: FormFields) -> Any:
     (``errors.Invalid`` naming the field when they cannot make one)."""
     return KINDS[kind].read_form(shape, posted)
 
-
-def decimal_or_text(raw: Any) -> float | str:
-    """Return a typed decimal number ("0.85", "０.８５") as a float, else the text as typed,
-    for the use case to refuse by name."""
-    text = normalized(raw)
-    try:
-        value = float(text)
-    except ValueError:
-        return text
-    return value if value == value and abs(value) != float("inf") else text

@@ -12,6 +12,8 @@ from flask_babel import lazy_gettext as _l
 from flask_babel import lazy_pgettext as _lp
 from flask_babel.speaklater import LazyString
 
+from quizsvc.review.ratings import ReviewRating, SelfRating
+
 # The pages every page links to: (endpoint, word).
 NAV: tuple[tuple[str, LazyString], ...] = (
     ('web.home', _l('Home')),
@@ -42,20 +44,22 @@ MODE_INTROS: dict[str, LazyString] = {
         'Read the front, recall, reveal the back, then rate yourself with the four buttons.'),
 }
 
-# The four FSRS ratings, as the buttons say them.
+# The four FSRS ratings (quizsvc.review.ratings.ReviewRating), by word, as the buttons say them.
 RATINGS: dict[str, LazyString] = {
-    'again': _l('Again'),
-    'hard': _l('Hard'),
-    'good': _l('Good'),
-    'easy': _l('Easy'),
+    ReviewRating.AGAIN.word: _l('Again'),
+    ReviewRating.HARD.word: _l('Hard'),
+    ReviewRating.GOOD.word: _l('Good'),
+    ReviewRating.EASY.word: _l('Easy'),
 }
+# The key that presses a rating's button on the attempt page: its fsrs number, 1..4.
+RATING_KEYS: dict[str, int] = {rating.word: int(rating) for rating in ReviewRating}
 
-# The four self-assessment levels (1..4).
-SELF_RATINGS: dict[str, LazyString] = {
-    '1': _l('1 not yet'),
-    '2': _l('2 shaky'),
-    '3': _l('3 mostly'),
-    '4': _l('4 solid'),
+# The four self-assessment levels (quizsvc.review.ratings.SelfRating), by number.
+SELF_RATINGS: dict[int, LazyString] = {
+    SelfRating.NOT_YET: _l('1 not yet'),
+    SelfRating.SHAKY: _l('2 shaky'),
+    SelfRating.MOSTLY: _l('3 mostly'),
+    SelfRating.SOLID: _l('4 solid'),
 }
 
 # The simulator's bar segments.

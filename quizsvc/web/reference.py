@@ -6,7 +6,7 @@ every term the questions use, each linked to where it is taught and to its flash
 part of the book: while closed-book questions of the lesson are open they ask first, as the
 lesson page does (``quizsvc.study.lessons``), and show nothing until the learner opens the book.
 
-The pages share the site's chrome with ``quizsvc.web.views`` (its language, navigation and
+The pages share the site's chrome with ``quizsvc.web.pages`` (its language, navigation and
 filters) and add nothing to the JSON API.
 """
 
@@ -23,11 +23,12 @@ from markupsafe import Markup
 from quizsvc.http.context import current_context
 from quizsvc.http.language import current_lang
 from quizsvc.study import lessons as reading
-from quizsvc.web import views
 from quizsvc.web.markup import render_markdown
+from quizsvc.web.pages.chrome import remember_lang
+from quizsvc.web.pages.open_book import open_book_page
 
 bp = Blueprint("lesson_pages", __name__, template_folder="templates")
-bp.after_request(views.remember_lang)
+bp.after_request(remember_lang)
 
 @bp.app_template_filter("markdown")
 def markdown_filter(source: Any) -> Markup:
@@ -51,7 +52,7 @@ def reference(lesson_id: str) -> str:
     ctx = current_context()
     gate = reading.closed_book(ctx, lesson_id)
     if gate.open:
-        return views.open_book_page(lesson_id, gate, "reference")
+        return open_book_page(lesson_id, gate, "reference")
     lang = current_lang()
     text, source = reading.read_reference(ctx, lesson_id, lang)
     return render_template(
@@ -98,7 +99,7 @@ def glossary(lesson_id: str) -> str:
     ctx = current_context()
     gate = reading.closed_book(ctx, lesson_id)
     if gate.open:
-        return views.open_book_page(lesson_id, gate, "glossary")
+        return open_book_page(lesson_id, gate, "glossary")
     lang = current_lang()
     text, entries = reading.read_glossary(ctx, lesson_id, lang)
     return render_template(

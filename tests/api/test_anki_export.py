@@ -50,7 +50,7 @@ def test_an_unknown_lesson_language_or_key_is_refused_in_the_envelope(
         browser: Any, url: str, status: int, where: str | None) -> None:
     response = browser.get(url)
     assert response.status_code == status
-    assert response.json["status"] == status
+    assert response.json["code"] == status
     if where:
         assert where in response.json["errors"]["query"]
 

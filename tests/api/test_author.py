@@ -29,7 +29,7 @@ def test_without_a_configured_token_author_views_do_not_exist(client):
 def test_a_missing_or_wrong_token_is_401(author_client, headers):
     response = author_client.get("/api/author/variants/budget-split?seed=3", headers=headers)
     assert response.status_code == 401
-    assert response.json["code"] == "unauthorized"
+    assert (response.json["code"], response.json["reason"]) == (401, "author_token")
 
 
 def test_an_author_sees_the_whole_variant(author_client, bank):

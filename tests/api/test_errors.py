@@ -14,7 +14,7 @@ ENVELOPE = {"code", "status", "reason", "message", "errors", "request_id"}
 def assert_envelope(response, status):
     assert response.status_code == status, response.json
     assert set(response.json) == ENVELOPE
-    assert response.json["status"] == status
+    assert response.json["code"] == status
 
 
 def test_malformed_json_is_a_4xx_envelope(browser):
@@ -52,9 +52,23 @@ def test_an_oversized_body_is_413(app_config, connection):
 def test_validation_errors_name_location_and_field(browser):
     response = browser.post("/api/sessions", json={"lesson": LESSON_ID, "size": -1})
     assert_envelope(response, 422)
-    assert response.json["code"] == "validation_error"
+    assert response.json["reason"] == "validation_error"
     assert "size" in response.json["errors"]["json"]
     assert "size" in response.json["message"]
+
+
+@pytest.mark.parametrize(("method", "path", "body", "code", "status", "reason"), [
+    ("post", "/api/sessions", {"lesson": LESSON_ID, "size": -1}, 422, "Unprocessable Entity",
+     "validation_error"),
+    ("get", "/api/sessions/no-such-session", None, 404, "Not Found", "unknown_session"),
+    ("get", "/api/no-such-route", None, 404, "Not Found", "not_found"),
+    ("delete", "/api/lessons", None, 405, "Method Not Allowed", "method_not_allowed"),
+])
+def test_the_envelope_keeps_flask_smorests_code_and_status_and_adds_a_reason(
+        browser, method, path, body, code, status, reason):
+    response = getattr(browser, method)(path, **({"json": body} if body else {}))
+    assert (response.status_code, response.json["code"], response.json["status"],
+            response.json["reason"]) == (code, code, status, reason)
 
 
 def test_a_bug_is_a_500_envelope_without_detail(app, client):

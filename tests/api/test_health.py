@@ -86,10 +86,10 @@ def test_unknown_url_uses_the_envelope(client):
     response = client.get("/api/no-such-thing")
     assert response.status_code == 404
     assert set(response.json) == {"code", "status", "reason", "message", "errors", "request_id"}
-    assert response.json["code"] == "not_found"
+    assert response.json["reason"] == "not_found"
 
 
 def test_wrong_method_uses_the_envelope(client):
     response = client.delete("/healthz")
     assert response.status_code == 405
-    assert response.json["code"] == "method_not_allowed"
+    assert response.json["reason"] == "method_not_allowed"

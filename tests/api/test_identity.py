@@ -74,7 +74,7 @@ def test_state_change_needs_the_csrf_cookie_echoed(browser, header, expected):
     response = browser.client.post("/api/link-codes", headers=headers)
     assert response.status_code == expected
     if expected == 403:
-        assert response.json["code"] == "csrf_failed"
+        assert response.json["reason"] == "csrf_failed"
         assert "X-CSRF-Token" in response.json["errors"]["headers"]
 
 
@@ -109,7 +109,7 @@ def test_link_code_works_once(new_browser):
     assert phone.post("/api/link", json={"code": code}).status_code == 200
     again = tablet.post("/api/link", json={"code": code})
     assert again.status_code == 410
-    assert again.json["code"] == "gone"
+    assert (again.json["code"], again.json["reason"]) == (410, "link_code_used")
 
 
 def test_link_code_expires(new_browser, clock):

@@ -27,3 +27,16 @@ def test_openapi_describes_the_error_envelope(client):
 def test_openapi_needs_no_identity(client):
     response = client.get("/api/openapi.json")
     assert response.headers.getlist("Set-Cookie") == []
+
+
+def test_every_state_change_documents_the_csrf_echo_a_client_must_send(client):
+    document = client.get("/api/openapi.json").json
+    assert set(document["components"]["securitySchemes"]) == {"csrf", "author"}
+    changes = [(path, method, operation) for path, item in document["paths"].items()
+               for method, operation in item.items()
+               if method in {"post", "put", "patch", "delete"}]
+    assert len(changes) > 10
+    for path, method, operation in changes:
+        assert operation.get("security") == [{"csrf": []}], (method, path)
+    author = document["paths"]["/api/author/bank"]["get"]
+    assert author["security"] == [{"author": []}]

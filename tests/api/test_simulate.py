@@ -44,7 +44,7 @@ def test_a_browser_that_floods_the_sandbox_is_told_to_wait(app_config, connectio
     statuses = [flooder.post("/api/simulate", json=SPLIT).status_code for _ in range(5)]
     assert statuses == [200, 200, 200, 429, 429]
     refused = flooder.post("/api/simulate", json=SPLIT)
-    assert refused.json["code"] == "too_many_requests" and "Retry-After" in refused.headers
+    assert refused.json["reason"] == "too_many_requests" and "Retry-After" in refused.headers
     assert other.post("/api/simulate", json=SPLIT).status_code == 200  # per browser
     assert flooder.get("/simulator").status_code == 429  # the page's replays count too
 

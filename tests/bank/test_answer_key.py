@@ -14,12 +14,14 @@ from quizsvc.bank.grading import grade, grade_key
 from quizsvc.bank.kinds import GRADED
 from quizsvc.bank.model import (
     AnswerInput,
+    Grade,
     Misconception,
     Option,
     QuestionKind,
     Text,
     Variant,
 )
+from quizsvc.errors import Invalid
 
 QUESTION_IDS = sorted(load_bank(DEFAULT_BANK_DIR).questions)
 # Small seeds like the other bank tests, and one 48-bit seed like those the service draws
@@ -85,6 +87,15 @@ def answers_to_try(variant: Variant) -> list[tuple[str, Any]]:
     return tries
 
 
+def outcome(grader: Any, *args: Any) -> Grade | tuple[str, str, dict[str, Any]]:
+    """Return what grading gives: the grade, or the refusal's field, reason and params."""
+    try:
+        result: Grade = grader(*args)
+    except Invalid as refused:
+        return refused.field, refused.reason, refused.params
+    return result
+
+
 def keys_in(data: Any) -> set[str]:
     """Collect every object key anywhere in parsed JSON."""
     if isinstance(data, dict):
@@ -100,23 +111,25 @@ def test_a_stored_key_grades_every_answer_exactly_as_the_variant_does(bank, ques
         variant = bank.variant(question_id, seed)
         key = sealed(variant)
         for label, raw in answers_to_try(variant):
-            assert bank.grade_key(key, raw) == bank.grade(variant, raw), (seed, label)
+            assert (outcome(bank.grade_key, key, raw)
+                    == outcome(bank.grade, variant, raw)), (seed, label)
 
 
 @pytest.mark.parametrize("question_id", QUESTION_IDS)
-def test_the_answers_tried_cover_right_wrong_misconceptions_and_parse_errors(bank, question_id):
+def test_the_answers_tried_cover_right_wrong_misconceptions_and_refusals(bank, question_id):
     variant = bank.variant(question_id, 7)
     key = sealed(variant)
-    results = {label: grade_key(key, raw) for label, raw in answers_to_try(variant)}
+    results = {label: outcome(grade_key, key, raw) for label, raw in answers_to_try(variant)}
     unreadable = [label for label in results if label.startswith("unparseable")]
-    assert unreadable and all(results[label].parse_error for label in unreadable)
+    assert unreadable and all(isinstance(results[label], tuple) for label in unreadable)
     if variant.kind in GRADED:
-        assert results["right"].correct
-        assert any(not g.correct and not g.parse_error for g in results.values())
+        grades = {label: g for label, g in results.items() if isinstance(g, Grade)}
+        assert grades["right"].correct
+        assert any(not g.correct for g in grades.values())
         for index, wrong in enumerate(variant.misconceptions):
-            assert results[f"wrong model {index}"].misconception == wrong
+            assert grades[f"wrong model {index}"].misconception == wrong
     if variant.input.type == "vector":
-        assert results["right as '1, 6, 1'"].correct
+        assert grades["right as '1, 6, 1'"].correct
 
 
 @pytest.mark.parametrize("question_id", QUESTION_IDS)
@@ -192,7 +205,7 @@ def test_tuples_and_integers_in_answers_keep_their_verdict_through_json(shape, r
     assert key == AnswerKey.from_variant(variant)
     assert type(key.answer) is type(variant.answer)
     assert type(key.misconceptions[0].answer) is type(variant.misconceptions[0].answer)
-    assert grade_key(key, raw) == grade(variant, raw)
+    assert outcome(grade_key, key, raw) == outcome(grade, variant, raw)
 
 
 def test_a_tuple_wrong_model_never_matches_a_typed_vector_before_or_after_sealing():

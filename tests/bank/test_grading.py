@@ -1,4 +1,5 @@
-"""Grading: exact integers, per-element vectors, option ids; unreadable input is a parse error.
+"""Grading: exact integers, per-element vectors, option ids; unreadable input is refused
+(``errors.Invalid`` on ``answer``), never graded wrong.
 
 Self-rated kinds are never graded: their kind checks the answer's shape and it is stored."""
 
@@ -21,6 +22,14 @@ from quizsvc.bank.model import (
 from quizsvc.errors import Invalid
 
 WRONG = Misconception("waiting-before-running", Text("先 waiting", "Waiting first"), [1, 3, 7])
+
+
+def refusal(variant: Variant, raw) -> Invalid:
+    """Return the refusal of an answer that cannot be read (failing if it is graded)."""
+    with pytest.raises(Invalid) as caught:
+        grade(variant, raw)
+    assert caught.value.field == "answer"
+    return caught.value
 
 
 def make(kind: QuestionKind, answer, input_: AnswerInput, wrong=()) -> Variant:
@@ -47,16 +56,13 @@ EXPLAIN = make(QuestionKind.EXPLAIN, None, AnswerInput("text"))
 ])
 def test_an_integer_answer_is_graded_exactly(raw, correct):
     result = grade(INTEGER, raw)
-    assert result.parse_error is None
     assert result.correct is correct
     assert result.score == (1.0 if correct else 0.0)
 
 
 @pytest.mark.parametrize("raw", [True, None, "twelve", "12.5", 12.5, "1 2", [12], {"n": 12}, ""])
-def test_an_unreadable_integer_is_a_parse_error_not_a_wrong_answer(raw):
-    result = grade(INTEGER, raw)
-    assert result.parse_error
-    assert result.correct is False
+def test_an_unreadable_integer_is_refused_not_graded_wrong(raw):
+    assert refusal(INTEGER, raw).reason in {"not_integer", "empty"}
 
 
 @pytest.mark.parametrize(("raw", "per_element", "score"), [
@@ -70,7 +76,6 @@ def test_an_unreadable_integer_is_a_parse_error_not_a_wrong_answer(raw):
 ])
 def test_a_vector_is_graded_per_element_with_partial_credit(raw, per_element, score):
     result = grade(VECTOR, raw)
-    assert result.parse_error is None
     assert result.per_element == per_element
     assert result.score == pytest.approx(score)
     assert result.correct is all(per_element)
@@ -84,9 +89,8 @@ def test_a_vector_is_graded_per_element_with_partial_credit(raw, per_element, sc
     (7, "list of integers"),
     ([1, True, 5], "element 2"),
 ])
-def test_a_malformed_vector_is_a_parse_error(raw, reason):
-    result = grade(VECTOR, raw)
-    assert reason in (result.parse_error or "")
+def test_a_malformed_vector_is_refused(raw, reason):
+    assert reason in str(refusal(VECTOR, raw))
 
 
 def test_a_vector_matching_a_wrong_model_names_it():
@@ -110,8 +114,8 @@ def test_a_choice_is_graded_by_option_id(raw, correct, misconception):
 
 
 @pytest.mark.parametrize("raw", ["z", 1, None, ["a", "b"], ""])
-def test_an_unknown_option_is_a_parse_error(raw):
-    assert grade(CHOICE, raw).parse_error
+def test_an_unknown_option_is_refused(raw):
+    assert refusal(CHOICE, raw).reason in {"unknown_option", "one_option"}
 
 
 @pytest.mark.parametrize(("raw", "correct", "score"), [
@@ -120,7 +124,6 @@ def test_an_unknown_option_is_a_parse_error(raw):
 ])
 def test_a_multi_answer_gets_partial_credit_for_right_picks_minus_wrong_ones(raw, correct, score):
     result = grade(MULTI, raw)
-    assert result.parse_error is None
     assert result.correct is correct
     assert result.score == pytest.approx(score)
 
@@ -128,8 +131,8 @@ def test_a_multi_answer_gets_partial_credit_for_right_picks_minus_wrong_ones(raw
 @pytest.mark.parametrize(("raw", "reason"), [
     (["a", "a"], "listed twice"), (["a", "q"], "unknown option"), ("[a", "list of option ids"),
 ])
-def test_a_malformed_multi_answer_is_a_parse_error(raw, reason):
-    assert reason in (grade(MULTI, raw).parse_error or "")
+def test_a_malformed_multi_answer_is_refused(raw, reason):
+    assert reason in str(refusal(MULTI, raw))
 
 
 def test_an_order_is_graded_by_position():
@@ -141,16 +144,14 @@ def test_an_order_is_graded_by_position():
 
 
 @pytest.mark.parametrize("raw", [["a", "b", "c"], ["a", "b", "c", "c"], ["a", "b", "c", "x"]])
-def test_an_order_that_is_not_a_permutation_is_a_parse_error(raw):
-    assert grade(ORDER, raw).parse_error
+def test_an_order_that_is_not_a_permutation_is_refused(raw):
+    assert refusal(ORDER, raw).reason in {"order_incomplete", "option_twice", "unknown_option"}
 
 
 @pytest.mark.parametrize("variant", [CARD, EXPLAIN], ids=["flashcard", "explain"])
 def test_a_self_rated_kind_is_never_graded(variant):
     for raw in ("good", 3, "C rolls back by the rejected drafts", None):
-        result = grade(variant, raw)
-        assert result.correct is False
-        assert result.parse_reason == "not_graded"
+        assert refusal(variant, raw).reason == "not_graded"
 
 
 @pytest.mark.parametrize(("kind", "answer", "stored"), [

@@ -23,6 +23,7 @@ from quizsvc.bank.model import AnswerInput, Grade, Option, QuestionKind, Text, V
 from quizsvc.bank.parsing import parse_choice
 from quizsvc.bank.schema import QuestionBaseSchema, TextSchema, text
 from quizsvc.bank.worksheet import render_markdown
+from quizsvc.errors import Invalid
 from tests.support.tiny_bank import LESSON, choice_data, write_tiny_bank, write_yaml
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -141,12 +142,13 @@ def test_its_variant_is_drawn_by_its_kind_and_the_same_for_the_same_seed(toy_ban
 def test_its_answers_are_graded_by_its_grader(toy_bank, raw, correct):
     variant = toy_bank.variant(QID, 0)
     result = toy_bank.grade(variant, raw)
-    assert (result.correct, result.score, result.parse_error) == (correct, float(correct), None)
+    assert (result.correct, result.score) == (correct, float(correct))
 
 
-def test_an_answer_it_cannot_read_is_a_parse_error_that_costs_nothing(toy_bank):
-    result = toy_bank.grade(toy_bank.variant(QID, 0), "maybe")
-    assert result.correct is False and result.parse_reason == "unknown_option"
+def test_an_answer_it_cannot_read_is_refused_and_costs_nothing(toy_bank):
+    with pytest.raises(Invalid) as caught:
+        toy_bank.grade(toy_bank.variant(QID, 0), "maybe")
+    assert (caught.value.field, caught.value.reason) == ("answer", "unknown_option")
 
 
 def test_its_answer_key_is_sealed_and_graded_like_any_other(toy_bank):

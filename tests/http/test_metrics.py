@@ -140,7 +140,7 @@ def test_a_token_guards_the_metrics(app_config, connection) -> None:
         refused = client.get("/metrics", headers=headers)
         assert refused.status_code == 401, headers
         assert refused.headers["WWW-Authenticate"].startswith("Bearer")
-        assert refused.json["code"] == "unauthorized"
+        assert refused.json["reason"] == "unauthorized"
     samples = scrape(client, Authorization="Bearer s3cret-token")
     assert value(samples, f"{LATENCY}_count", method="GET", route="/metrics",
                  status="401") == 3

@@ -70,7 +70,7 @@ def assert_refused(response: Any, status: int, location: str | None = None,
                    field: str | None = None) -> None:
     """Check a refusal: status, the envelope, and the location/field it names."""
     assert response.status_code == status, response.get_data(as_text=True)[:300]
-    assert set(response.json) == ENVELOPE and response.json["status"] == status
+    assert set(response.json) == ENVELOPE and response.json["code"] == status
     if field is not None:
         assert field in response.json["errors"][location], response.json
 

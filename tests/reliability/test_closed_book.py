@@ -190,7 +190,7 @@ def test_a_variant_served_to_one_learner_cannot_be_answered_by_another(app, db, 
     variant = bank.variant(served.question_id, served.seed)
     request = {"variant_id": first, "answer": variant.answer}
     stolen = mallory.post("/api/attempts", json=request, headers={"Idempotency-Key": "k1"})
-    assert stolen.status_code == 404 and stolen.json["code"] == "not_found"
+    assert stolen.status_code == 404 and stolen.json["reason"] == "unknown_variant"
     db.expire(served)
     assert db.get(ServedVariant, first).answered is False
     mine = alice.post("/api/attempts", json=request, headers={"Idempotency-Key": "k1"})

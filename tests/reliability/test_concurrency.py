@@ -195,7 +195,7 @@ def study(run: LearnerRun, oracle: Oracle, answers: int, seed: int, deadline: fl
                 if shared and rated.status == 409:
                     pass
                 elif expect(run, rated, 200, "rating"):
-                    rating = int(ReviewRating.from_name(choice))
+                    rating = int(ReviewRating.from_word(choice))
             elif not attempt["correct"] and rng.random() < 0.5:
                 explained = expect(run, browser.post(
                     f"/api/attempts/{attempt['id']}/explanation",

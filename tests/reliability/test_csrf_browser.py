@@ -37,7 +37,8 @@ def site(tmp_path_factory: pytest.TempPathFactory, bank: Any) -> Iterator[tuple[
     with engine.connect() as connection:
         migrate.upgrade(connection, "head")
         connection.commit()
-    app = create_app({"DATABASE_URL": url, "SECRET_KEY": "csrf-browser", "BANK": bank})
+    app = create_app({"TESTING": True, "DATABASE_URL": url, "SECRET_KEY": "csrf-browser",
+                      "BANK": bank})
     server = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

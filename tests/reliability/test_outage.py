@@ -101,7 +101,7 @@ class Event:
     path: str
     status: int | None  # None: no reply (refused, reset or timed out)
     retry_after: str | None = None
-    code: str | None = None
+    reason: str | None = None
     error: str | None = None
 
 
@@ -128,7 +128,7 @@ class Client:
                 continue
             envelope = reply.json if isinstance(reply.json, dict) else {}
             self.events.append(Event(began, time.monotonic(), path, reply.status,
-                                     reply.headers.get("retry-after"), envelope.get("code")))
+                                     reply.headers.get("retry-after"), envelope.get("reason")))
             if reply.status != 503:
                 return reply
             time.sleep(RETRY_PAUSE)
@@ -217,7 +217,7 @@ def test_a_database_outage_is_503_with_retry_after_and_loses_nothing(service: Se
     assert {e.status for e in during} == {503}
     unavailable = [e for e in events if e.status == 503]
     assert all(e.retry_after and e.retry_after.isdigit() for e in unavailable)
-    assert {e.code for e in unavailable} <= {"database_unavailable", "not_ready"}
+    assert {e.reason for e in unavailable} <= {"database_unavailable", "not_ready"}
     assert max(e.ended - e.began for e in events) < REQUEST_TIMEOUT
     assert moments["recovered"] < moments["ready"] + RECOVERY, "the service did not recover"
     for client in clients:

@@ -76,5 +76,5 @@ def test_a_question_no_seed_can_build_still_fails_loudly(app_config, connection,
     browser = ApiBrowser(app_with(app_config, connection, broken))
     session = browser.post("/api/sessions", json={"lesson": LESSON, "mode": "quiz", "size": 1})
     response = browser.get(f"/api/sessions/{session.json['id']}/next")
-    assert response.status_code == 500 and response.json["code"] == "internal_error"
+    assert response.status_code == 500 and response.json["reason"] == "internal_error"
     assert broken.refused == serving.SEED_DRAWS  # then the bank's own error

@@ -84,9 +84,9 @@ def test_graded_answers_cannot_be_rated_against_their_grade(correct, choice):
 
 
 def test_rating_names_parse_in_any_case():
-    assert ReviewRating.from_name("Hard") is ReviewRating.HARD
+    assert ReviewRating.from_word("Hard") is ReviewRating.HARD
     with pytest.raises(KeyError):
-        ReviewRating.from_name("perfect")
+        ReviewRating.from_word("perfect")
 
 
 def test_forecast_counts_overdue_cards_today_and_ignores_the_far_future():

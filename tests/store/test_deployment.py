@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from quizsvc import serve
 from quizsvc.cli import build_parser
 from quizsvc.config import ENVIRONMENT
 from quizsvc.store import commands
@@ -60,7 +61,7 @@ def test_the_app_runs_quizsvc_serve_after_migration_on_all_interfaces():
     assert app["depends_on"] == {"migrate": {"condition": "service_completed_successfully"},
                                  "limits": {"condition": "service_healthy"}}
     args = build_parser().parse_args(app["command"][1:])
-    assert args.handler is commands.run_serve
+    assert args.handler is serve.run_serve
     assert args.host == "0.0.0.0"
     published = app["ports"][0].rsplit(":", 1)[1]
     assert int(published) == args.port
@@ -105,7 +106,7 @@ def test_scripts_serve_bootstraps_migrates_and_serves_on_loopback():
 
 
 def test_gunicorn_serves_the_preloaded_factory():
-    argv = commands.gunicorn_argv("127.0.0.1", 9000, 3, 8)
+    argv = serve.gunicorn_argv("127.0.0.1", 9000, 3, 8)
     assert argv[1:3] == ["-m", "gunicorn"]
     assert argv[-1] == "quizsvc.app:serving_app()"
     assert "--preload" in argv and argv[argv.index("--workers") + 1] == "3"

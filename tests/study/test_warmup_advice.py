@@ -14,8 +14,9 @@ from dataclasses import replace
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from quizsvc.errors import Invalid
 from quizsvc.study import simulator as sim
-from quizsvc.study.simulator import SettingsError, SimulatorSettings
+from quizsvc.study.simulator import SimulatorSettings
 
 WARM_UP_REASONS = {"prefill_room", "filler_gap", "too_many_fillers", "prefill_over_threshold",
                    "no_room_to_admit", "decode_too_short", "filler_too_long"}
@@ -43,10 +44,10 @@ def form_settings(draw: st.DrawFn) -> dict[str, str]:
     return form
 
 
-def refusal(chosen: SimulatorSettings) -> SettingsError | None:
+def refusal(chosen: SimulatorSettings) -> Invalid | None:
     try:
         sim.plan_scenario(chosen)
-    except SettingsError as error:
+    except Invalid as error:
         return error
     return None
 
@@ -64,7 +65,7 @@ def applied(chosen: SimulatorSettings, field: str, value: int) -> SimulatorSetti
 def test_a_warm_up_refusal_names_an_input_and_its_fix_plans(form: dict[str, str]) -> None:
     try:
         chosen = sim.parse_settings(form)
-    except SettingsError:  # refused before any warm-up is planned
+    except Invalid:  # refused before any warm-up is planned
         return
     error = refusal(chosen)
     if error is None or error.reason not in WARM_UP_REASONS:

@@ -107,7 +107,8 @@ class LiveServer:
 def serve(database: LiveDatabase, bank: Any, **config: Any) -> Iterator[LiveServer]:
     """Serve the app on ``database`` at 127.0.0.1 and a free port, in a thread, until the
     block ends."""
-    app = create_app({"DATABASE_URL": database.url, "SECRET_KEY": "live-test-secret",
+    app = create_app({"TESTING": True, "DATABASE_URL": database.url,
+                      "SECRET_KEY": "live-test-secret",
                       "RANDOM_SEED": 20261108, "BANK": bank,
                       # every test learner comes from 127.0.0.1: not one client to limit
                       "NEW_BROWSER_RATE_LIMIT": "1000000/minute", **config})

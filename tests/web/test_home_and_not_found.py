@@ -65,7 +65,7 @@ def test_an_unknown_page_is_a_page(app: Any, lang: str, title: str) -> None:
 
 def test_an_unknown_api_url_keeps_the_envelope(app: Any) -> None:
     response = app.test_client().get("/api/no-such-thing")
-    assert response.status_code == 404 and response.json["code"] == "not_found"
+    assert response.status_code == 404 and response.json["reason"] == "not_found"
 
 
 def test_a_link_code_is_shown_in_groups_and_entered_with_or_without_them(app: Any) -> None:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from quizsvc.errors import Invalid
 from quizsvc.ledger import replay
 from quizsvc.study import simulator as sim
 from quizsvc.study.limits import Limits
-from quizsvc.study.simulator import RequestSetting, SettingsError, SimulatorSettings
+from quizsvc.study.simulator import RequestSetting, SimulatorSettings
 from quizsvc.study.simulator.settings import _requests
 from quizsvc.web import simulator as page_views
 
@@ -130,7 +131,7 @@ def test_a_kv_cache_too_small_for_the_warm_up_is_reported_not_hidden() -> None:
 ])
 def test_unusable_settings_name_the_field_and_the_reason(form: dict, field: str,
                                                          reason: str) -> None:
-    with pytest.raises(SettingsError) as caught:
+    with pytest.raises(Invalid) as caught:
         sim.plan_scenario(sim.parse_settings(form))
     assert caught.value.field == field
     assert reason in caught.value.message
@@ -138,7 +139,7 @@ def test_unusable_settings_name_the_field_and_the_reason(form: dict, field: str,
 
 def test_a_prefill_larger_than_one_warm_up_step_can_give_is_refused() -> None:
     form = {"B.num_tokens": "40", "B.num_computed_tokens": "20"}
-    with pytest.raises(SettingsError) as caught:
+    with pytest.raises(Invalid) as caught:
         sim.plan_scenario(sim.parse_settings(form))
     assert caught.value.field == "B.num_computed_tokens"
     assert "at most 7 tokens" in caught.value.message

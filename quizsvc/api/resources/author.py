@@ -15,9 +15,9 @@ from flask.views import MethodView
 
 from quizsvc.api.blueprint import ApiBlueprint
 from quizsvc.errors import N_, NotFound, Unauthorized
-from quizsvc.extensions import runtime
 from quizsvc.http.arguments import PreviewQuerySchema
 from quizsvc.http.limits import author_rate_limit
+from quizsvc.runtime import runtime
 from quizsvc.study import author
 
 AUTHOR_SECURITY: list[dict[str, list[str]]] = [{"author": []}]

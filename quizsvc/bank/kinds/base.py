@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from quizsvc.bank.kinds.form import FormFields
 from quizsvc.bank.model import AnswerInput, Grade, Misconception, Question, Text, Variant
-from quizsvc.bank.parsing import ParseError
+from quizsvc.bank.parsing import unreadable
 from quizsvc.bank.schema import QuestionBaseSchema
 from quizsvc.errors import N_
 
@@ -91,11 +91,11 @@ class Kind(ABC):
         (``errors.Invalid`` naming the field when they cannot be one)."""
 
     def grade(self, key: AnswerKey, raw: Any) -> Grade:
-        """Grade a raw answer against a variant's key (``ParseError``: it cannot be read).
+        """Grade a raw answer against a variant's key (``errors.Invalid``: it cannot be read).
 
         A self-rated kind keeps this refusal: its answers are checked, never graded.
         """
-        raise ParseError(N_("cannot grade a %(kind)s question"), "not_graded",
+        raise unreadable(N_("cannot grade a %(kind)s question"), "not_graded",
                          {"kind": str(self.name)})
 
     def check_answer(self, answer: Any) -> Any:

@@ -15,7 +15,7 @@ from quizsvc.bank.kinds.base import Kind, VariantSource
 from quizsvc.bank.kinds.form import FormFields, first, normalized, position_field
 from quizsvc.bank.kinds.options import pick_form, shown
 from quizsvc.bank.model import AnswerInput, Grade, QuestionKind, Variant
-from quizsvc.bank.parsing import ParseError, parse_ids
+from quizsvc.bank.parsing import parse_ids, unreadable
 from quizsvc.bank.schema import (
     FormsMixin,
     OptionSchema,
@@ -97,7 +97,7 @@ class Order(Kind):
         """Grade every item's position (an answer must place each item once)."""
         order = parse_ids(raw, set(key.option_ids))
         if len(order) != len(key.answer):
-            raise ParseError(N_("expected all %(count)s items in order"), "order_incomplete",
+            raise unreadable(N_("expected all %(count)s items in order"), "order_incomplete",
                              {"count": len(key.answer)})
         per_element = tuple(a == b for a, b in zip(order, key.answer, strict=True))
         return Grade(all(per_element), sum(per_element) / len(per_element),

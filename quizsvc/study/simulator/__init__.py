@@ -3,7 +3,7 @@
 Three rooms, each a module:
 
 - ``settings``: read and check what the "change the variables" form sends (``parse_settings``,
-  ``SettingsError``), with the page's limits and presets;
+  refusing with ``errors.Invalid`` on ``query``), with the page's limits and presets;
 - ``planner``: build the FORMAT.md scenario whose warm-up steps reach the state asked for
   (``plan_scenario``), and compare a replayed trace with it (``reached_mismatches``);
 - ``advice``: say what to change when no warm-up can be built, by planning changed settings
@@ -30,10 +30,10 @@ from quizsvc.study.simulator.settings import (
     REQUEST_LIMITS,
     SLIDER_MAX,
     RequestSetting,
-    SettingsError,
     SimulatorSettings,
     known_fields,
     parse_settings,
+    setting_refused,
     settings_query,
     with_request,
 )
@@ -50,12 +50,12 @@ __all__ = [
     "Mismatch",
     "RequestSetting",
     "ScenarioPlan",
-    "SettingsError",
     "SimulatorSettings",
     "known_fields",
     "parse_settings",
     "plan_scenario",
     "reached_mismatches",
+    "setting_refused",
     "settings_query",
     "with_request",
 ]

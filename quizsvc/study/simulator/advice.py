@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from quizsvc.errors import N_
+from quizsvc.errors import N_, Invalid
 from quizsvc.study.simulator.budgets import (
     PREFILL_ROOM,
     admission_room,
@@ -22,8 +22,8 @@ from quizsvc.study.simulator.budgets import (
 )
 from quizsvc.study.simulator.settings import (
     GLOBAL_LIMITS,
-    SettingsError,
     SimulatorSettings,
+    setting_refused,
     with_request,
 )
 
@@ -37,7 +37,7 @@ class Unbuildable(Exception):
 
     ``kind`` is ``no_room`` (the budgets leave it fewer than ``wanted`` tokens even without
     fillers), ``gap`` (no filler total leaves it exactly ``wanted``), ``too_many_fillers`` or
-    ``over_threshold``; ``plan_scenario`` turns it into a ``SettingsError`` saying what to
+    ``over_threshold``; ``plan_scenario`` turns it into an ``errors.Invalid`` saying what to
     change (``advise``), found by planning the changed settings.
     """
 
@@ -68,7 +68,7 @@ def _threshold_that_builds(settings: SimulatorSettings, builds: Builds) -> int |
     return None
 
 
-def advise(settings: SimulatorSettings, failure: Unbuildable, builds: Builds) -> SettingsError:
+def advise(settings: SimulatorSettings, failure: Unbuildable, builds: Builds) -> Invalid:
     """Say what to change so that the prefill's warm-up step can be built.
 
     A change proposed as "to V" is one ``plan_scenario`` accepts, found by planning the
@@ -84,14 +84,14 @@ def advise(settings: SimulatorSettings, failure: Unbuildable, builds: Builds) ->
     params: dict[str, Any] = {"request": rid, "computed": wanted,
                               "threshold": settings.long_prefill_token_threshold}
 
-    def error(field_name: str, template: str, **more: Any) -> SettingsError:
+    def error(field_name: str, template: str, **more: Any) -> Invalid:
         reasons = {"no_room": "prefill_room", "gap": "filler_gap",
                    "too_many_fillers": "too_many_fillers",
                    "over_threshold": "prefill_over_threshold"}
-        return SettingsError(field_name, template, reason=reasons[kind],
-                             params={**params, **more})
+        return setting_refused(field_name, template, reason=reasons[kind],
+                               params={**params, **more})
 
-    def threshold_advice(raise_template: str, off_template: str) -> SettingsError | None:
+    def threshold_advice(raise_template: str, off_template: str) -> Invalid | None:
         """Advise the least higher threshold that builds, else turning it off, else None."""
         threshold = _threshold_that_builds(settings, builds)
         if threshold:

@@ -30,7 +30,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from quizsvc.errors import N_
+from quizsvc.errors import N_, Invalid
 from quizsvc.study.simulator.advice import Unbuildable, advise
 from quizsvc.study.simulator.budgets import (
     NO_ROOM_TO_ADMIT,
@@ -38,7 +38,7 @@ from quizsvc.study.simulator.budgets import (
     needed_budgets,
     short_budgets,
 )
-from quizsvc.study.simulator.settings import SettingsError, SimulatorSettings, validate
+from quizsvc.study.simulator.settings import SimulatorSettings, setting_refused, validate
 
 MAX_FILLERS = 8
 
@@ -121,11 +121,11 @@ def _filler_sizes(
 def plan_scenario(settings: SimulatorSettings) -> ScenarioPlan:
     """Build the FORMAT.md scenario (warm-up steps first) that puts the requests in their state.
 
-    Raises ``SettingsError`` when the budgets leave no warm-up that could build the state, e.g.
-    a prompt too long to prefill in one warm-up step or a decoding request too short to have been
-    running since the requests listed after it arrived. The error names the input to change
-    and says how (``raise token_budget to at least 9``, ``lower its C to 7``): a change it
-    proposes without "at least" is one this planner accepts.
+    Raises ``errors.Invalid`` when the budgets leave no warm-up that could build the state,
+    e.g. a prompt too long to prefill in one warm-up step or a decoding request too short to
+    have been running since the requests listed after it arrived. The error names the input to
+    change and says how (``raise token_budget to at least 9``, ``lower its C to 7``): a change
+    it proposes without "at least" is one this planner accepts.
     """
     try:
         return _plan(settings)
@@ -134,10 +134,10 @@ def plan_scenario(settings: SimulatorSettings) -> ScenarioPlan:
 
 
 def _builds(settings: SimulatorSettings) -> bool:
-    """Tell whether the warm-up of ``settings`` can be planned (no ``SettingsError``)."""
+    """Tell whether the warm-up of ``settings`` can be planned (no refusal)."""
     try:
         _plan(settings)
-    except (SettingsError, Unbuildable):
+    except (Invalid, Unbuildable):
         return False
     return True
 
@@ -164,7 +164,7 @@ def _plan(settings: SimulatorSettings) -> ScenarioPlan:
         if room < 1:  # the thresholded room is at least 1: the budgets are short
             token_budget, input_budget = needed_budgets(settings, i, 1)
             short = short_budgets(settings, token_budget, input_budget)
-            raise SettingsError(
+            raise setting_refused(
                 "input_budget" if short == "both" else short, NO_ROOM_TO_ADMIT[short],
                 reason="no_room_to_admit",
                 params={"request": r.id, "ahead": i, "token_budget": token_budget,
@@ -176,13 +176,13 @@ def _plan(settings: SimulatorSettings) -> ScenarioPlan:
             if later > r.num_tokens - 1:
                 params = {"needed": later + 1, "steps": later}
                 if later + 1 < settings.max_model_len:
-                    raise SettingsError(
+                    raise setting_refused(
                         f"{r.id}.num_tokens",
                         N_("must be at least %(needed)s: it has to have been decoding for "
                            "%(steps)s warm-up steps while the requests after it arrived"),
                         reason="decode_too_short", params=params,
                     )
-                raise SettingsError(
+                raise setting_refused(
                     f"{r.id}.num_tokens",
                     N_("must be at least %(needed)s: it has to have been decoding for "
                        "%(steps)s warm-up steps while the requests after it arrived (raise "
@@ -190,8 +190,8 @@ def _plan(settings: SimulatorSettings) -> ScenarioPlan:
                     reason="decode_too_short", params=params,
                 )
             # Not reached: room >= 1 keeps N - room <= N - 1, and later <= N - 1 here.
-            raise SettingsError(f"{r.id}.num_tokens", N_("too long for the warm-up"),
-                                reason="too_long_for_warmup")
+            raise setting_refused(f"{r.id}.num_tokens", N_("too long for the warm-up"),
+                                  reason="too_long_for_warmup")
     target = distances[0] if decodes else (1 if prefill else 0)
     steps_after = settings.steps_after
     # Enough output room that nothing stops on max_tokens inside the steps shown.
@@ -217,7 +217,7 @@ def _plan(settings: SimulatorSettings) -> ScenarioPlan:
         if thr > 0 and wanted > thr and (decodes or sizes):
             raise Unbuildable("over_threshold", prefill.id, wanted)
         if sizes and max(sizes) >= settings.max_model_len:
-            raise SettingsError(
+            raise setting_refused(
                 "max_model_len",
                 N_("too small for the warm-up's filler prompts: raise max_model_len to at "
                    "least %(needed)s"),

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from quizsvc.errors import N_, filled
+from quizsvc.errors import N_, Invalid
 from quizsvc.ledger.config import SPEC_METHODS, draft_slots_for
 
 REQUEST_IDS: tuple[str, ...] = ("A", "B", "C", "D")
@@ -23,22 +23,15 @@ SCHEDULING_MODES: tuple[str, ...] = ("sync", "async")
 MAX_STEPS_AFTER = 8
 
 
-class SettingsError(ValueError):
-    """Report one simulator setting that cannot be used, naming the field and the reason.
+def setting_refused(field_name: str, template: str, *, reason: str,
+                    params: dict[str, Any] | None = None) -> Invalid:
+    """Return the refusal of one simulator setting, naming the field and the reason.
 
-    ``template`` is one English sentence marked ``N_`` where it is raised, ``params`` fills
-    its ``%(name)s`` holes and ``message`` is the filled sentence (``str(error)`` is
-    ``"field: message"``); ``reason`` is a stable word for why.
+    The settings arrive as a query string (the page's GET form, ``GET /api/simulator/plan``),
+    so the refusal is ``errors.Invalid`` on ``query``: ``template`` is one English sentence
+    marked ``N_`` where it is raised, ``params`` fills its holes, ``reason`` is a stable word.
     """
-
-    def __init__(self, field_name: str, template: str, *, reason: str,
-                 params: dict[str, Any] | None = None) -> None:
-        self.field = field_name
-        self.template = template
-        self.reason = reason
-        self.params = dict(params or {})
-        self.message = filled(template, self.params)
-        super().__init__(f"{field_name}: {self.message}")
+    return Invalid(field_name, template, location="query", reason=reason, params=params)
 
 
 @dataclass(frozen=True)
@@ -159,12 +152,12 @@ def _parse_int(form: Mapping[str, str], name: str, default: int, low: int, high:
     try:
         value = int(raw.strip())
     except ValueError:
-        raise SettingsError(name, N_("must be a whole number, got %(got)s"),
-                            reason="not_whole_number",
-                            params={"got": repr(raw.strip()[:20])}) from None
+        raise setting_refused(name, N_("must be a whole number, got %(got)s"),
+                              reason="not_whole_number",
+                              params={"got": repr(raw.strip()[:20])}) from None
     if not low <= value <= high:
-        raise SettingsError(name, N_("must be between %(min)s and %(max)s, got %(got)s"),
-                            reason="range", params={"min": low, "max": high, "got": value})
+        raise setting_refused(name, N_("must be between %(min)s and %(max)s, got %(got)s"),
+                              reason="range", params={"min": low, "max": high, "got": value})
     return value
 
 
@@ -175,8 +168,8 @@ def _parse_choice(
     if raw is None or raw == "":
         return default
     if raw not in allowed:
-        raise SettingsError(name, N_("must be one of %(choices)s"), reason="one_of",
-                            params={"choices": ", ".join(allowed)})
+        raise setting_refused(name, N_("must be one of %(choices)s"), reason="one_of",
+                              params={"choices": ", ".join(allowed)})
     return raw
 
 
@@ -192,11 +185,11 @@ def parse_settings(form: Mapping[str, str]) -> SimulatorSettings:
     """Read simulator settings from a query string or form, defaulting to the [1,6,1] preset.
 
     Unknown fields, numbers out of range and combinations the warm-up cannot build raise
-    ``SettingsError`` naming the field, so the page can answer 422 with the reason.
+    ``errors.Invalid`` naming the field, so the page can answer 422 with the reason.
     """
     unknown = sorted(set(form) - known_fields())
     if unknown:
-        raise SettingsError(unknown[0], N_("unknown field"), reason="unknown_field")
+        raise setting_refused(unknown[0], N_("unknown field"), reason="unknown_field")
     base = DEFAULT_SETTINGS
     values: dict[str, Any] = {
         name: _parse_int(form, name, getattr(base, name), low, high)
@@ -227,59 +220,59 @@ def validate(settings: SimulatorSettings) -> None:
     k = settings.num_speculative_tokens
     mml = settings.max_model_len
     if settings.accepted > k:
-        raise SettingsError("accepted", N_("cannot exceed K (num_speculative_tokens = %(k)s)"),
-                            reason="accepted_exceeds_k", params={"k": k})
+        raise setting_refused("accepted", N_("cannot exceed K (num_speculative_tokens = %(k)s)"),
+                              reason="accepted_exceeds_k", params={"k": k})
     if settings.spec_method == "eagle_parallel" and k == 1:
-        raise SettingsError("spec_method", N_("eagle_parallel needs K of at least 2"),
-                            reason="eagle_parallel_k")
+        raise setting_refused("spec_method", N_("eagle_parallel needs K of at least 2"),
+                              reason="eagle_parallel_k")
     if settings.token_budget > settings.input_budget:
-        raise SettingsError(
+        raise setting_refused(
             "token_budget", N_("cannot exceed input_budget (max_num_batched_tokens)"),
             reason="token_budget_exceeds_input_budget",
         )
     active = settings.active()
     if not active:
-        raise SettingsError("A.state", N_("at least one request must be running or waiting"),
-                            reason="no_request")
+        raise setting_refused("A.state", N_("at least one request must be running or waiting"),
+                              reason="no_request")
     running = [r for r in active if r.state == "running"]
     for r in active:
         prefix = r.id
         if r.num_tokens >= mml:
-            raise SettingsError(
+            raise setting_refused(
                 f"{prefix}.num_tokens", N_("must be below max_model_len (%(max_model_len)s)"),
                 reason="num_tokens_max_model_len", params={"max_model_len": mml},
             )
         if r.state == "waiting":
             if r.drafts:
-                raise SettingsError(f"{prefix}.drafts", N_("a waiting request carries no drafts"),
-                                    reason="waiting_drafts")
+                raise setting_refused(f"{prefix}.drafts", N_("a waiting request carries no drafts"),
+                                      reason="waiting_drafts")
             continue
         if r.num_tokens < 2:
-            raise SettingsError(f"{prefix}.num_tokens",
-                                N_("a running request has N of at least 2"),
-                                reason="running_num_tokens")
+            raise setting_refused(f"{prefix}.num_tokens",
+                                  N_("a running request has N of at least 2"),
+                                  reason="running_num_tokens")
         if not 1 <= r.num_computed_tokens <= r.num_tokens - 1:
-            raise SettingsError(
+            raise setting_refused(
                 f"{prefix}.num_computed_tokens",
                 N_("a running request has 1 <= C <= N - 1 before the step "
                    "(C = N - 1 is a decode)"),
                 reason="running_num_computed_tokens",
             )
         if r.drafts and k == 0:
-            raise SettingsError(f"{prefix}.drafts",
-                                N_("drafts need K (num_speculative_tokens) > 0"),
-                                reason="drafts_need_k")
+            raise setting_refused(f"{prefix}.drafts",
+                                  N_("drafts need K (num_speculative_tokens) > 0"),
+                                  reason="drafts_need_k")
         if r.drafts > k:
-            raise SettingsError(f"{prefix}.drafts", N_("cannot exceed K (%(k)s)"),
-                                reason="drafts_exceed_k", params={"k": k})
+            raise setting_refused(f"{prefix}.drafts", N_("cannot exceed K (%(k)s)"),
+                                  reason="drafts_exceed_k", params={"k": k})
         if r.drafts and not r.is_decode:
-            raise SettingsError(
+            raise setting_refused(
                 f"{prefix}.drafts", N_("only a decoding request (C = N - 1) carries drafts"),
                 reason="drafts_need_decode",
             )
     for r in running[:-1]:
         if not r.is_decode:
-            raise SettingsError(
+            raise setting_refused(
                 f"{r.id}.num_computed_tokens",
                 N_("only the last running request can still be in prefill: an earlier one "
                    "would have been given its whole prompt before a later one got any budget"),

@@ -33,7 +33,9 @@
     });
   }
 
-  /* The envelope as said in the page's language: its "said" part when the service sent one. */
+  /* The envelope as said in the page's language: its "said" part when the service sent one.
+   * (The envelope: {code: the HTTP status, status: its phrase, reason, message, errors,
+   * request_id, said}; the pages show "said", else "errors", else "message".) */
   function said(envelope) {
     return envelope && envelope.said ? envelope.said : envelope;
   }

@@ -1,8 +1,9 @@
-"""Hold the app's long-lived collaborators: the question bank, the clock and the dice.
+"""Hold the app's runtime: its long-lived collaborators, the question bank, clock and dice.
 
-``create_app`` makes one ``Runtime`` per app and keeps it in ``app.extensions``. The bank is
-loaded on first use (``quizsvc serve`` loads it in the gunicorn master, before the fork) and
-indexed once; tests inject ``BANK``, ``CLOCK`` and ``RANDOM_SEED`` through the configuration.
+Not a Flask extension: ``create_app`` makes one ``Runtime`` per app and keeps it in
+``app.extensions`` (Flask's place for per-app state). The bank is loaded on first use
+(``quizsvc serve`` loads it in the gunicorn master, before the fork) and indexed once; tests
+inject ``BANK``, ``CLOCK`` and ``RANDOM_SEED`` through the configuration.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 from flask import Flask, current_app
 
 from quizsvc.bank import load_bank
+from quizsvc.bank.catalog import DEFAULT_BANK_DIR
 from quizsvc.http.metrics import set_queue_depth
 from quizsvc.memo import Memo
 from quizsvc.pool import WorkPool
@@ -57,11 +59,14 @@ class Runtime:
 
 
 def init_app(app: Flask) -> Runtime:
-    """Create the app's runtime from its configuration."""
+    """Create the app's runtime from its configuration (a test app that names no ``BANK``
+    loads the repository's, never ``$QUIZSVC_BANK_DIR``)."""
     given = app.config.get("BANK")
     seed = app.config.get("RANDOM_SEED")
+    default_bank: Callable[[], Any] = (
+        (lambda: load_bank(DEFAULT_BANK_DIR)) if app.testing else load_bank)
     runtime = Runtime(
-        bank_source=(lambda: given) if given is not None else load_bank,
+        bank_source=(lambda: given) if given is not None else default_bank,
         clock=app.config.get("CLOCK") or wall_clock,
         rng=random.Random(seed) if seed is not None else secrets.SystemRandom(),
         limits=Limits.from_config(app.config),
