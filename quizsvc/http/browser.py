@@ -286,8 +286,8 @@ def forgotten_browser(error: IntegrityError) -> Response:
             or find_browser(found.token) is not None):
         return handle_database_error(error)
     g.visitor = replace(found, identity=None, forgotten=True)
-    return error_response(409, "conflict", "This browser's learner is no longer stored here; "
-                          "send the request again to start afresh.", reason="browser_forgotten")
+    return error_response(409, "browser_forgotten", "This browser's learner is no longer stored "
+                          "here; send the request again to start afresh.")
 
 
 def init_app(app: Flask) -> None:

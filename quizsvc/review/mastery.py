@@ -27,9 +27,10 @@ mastered; a later wrong answer turns it to "not mastered" (lapsed) until it is e
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 POLICY = "spaced-closed-book/3"  # /2: different content; /3: no answer just after a reveal
 # "Different days" alone would let 23:59 and 00:01 count as spaced practice.
@@ -37,6 +38,16 @@ MIN_SPACING = timedelta(hours=12)
 # An answer this soon after reading the question's answer recalls the reveal, not the rule:
 # as long as two mastery answers must lie apart.
 FRESH_REVEAL = MIN_SPACING
+
+# Which attempts each rule above reads, named once as the attempt fields they test (the
+# ``attempt`` table's columns). ``evaluate`` and the shortcut below, the store's queries
+# (``quizsvc.store.answers``) and the import's re-evaluation are all built from these, so the
+# rule is written here and nowhere else. ("closed_book" is stored already false for an
+# open-book answer and for practice after a reveal: rules 3 and 4.)
+Condition = tuple[tuple[str, bool], ...]
+READ: Condition = (("graded", True),)  # rule 1: only server-graded attempts are read
+ENDS_RUN: Condition = (("correct", False),)  # rule 2: a wrong answer ends the run
+EVIDENCE: Condition = (("correct", True), ("closed_book", True))  # rules 3-5: what counts
 
 
 @dataclass(frozen=True)
@@ -62,6 +73,22 @@ class Verdict:
 
 
 NOT_MASTERED = Verdict(mastered=False)
+
+
+def holds(condition: Condition, attempt: Any) -> bool:
+    """Tell whether an attempt (an object with the fields, or a mapping of them) meets a
+    condition of the rule."""
+    if isinstance(attempt, Mapping):
+        return all(bool(attempt[name]) is value for name, value in condition)
+    return all(bool(getattr(attempt, name)) is value for name, value in condition)
+
+
+def graded_attempt(attempt_id: int, content_key: str | None, seed: int, bank_version: str,
+                   submitted_at: datetime, correct: bool | None, closed_book: bool
+                   ) -> GradedAttempt:
+    """Return what the policy reads of a stored or imported graded attempt."""
+    return GradedAttempt(attempt_id, variant_identity(content_key, seed, bank_version),
+                         submitted_at, bool(correct), closed_book)
 
 
 def variant_identity(content_key: str | None, seed: int, bank_version: str) -> str:
@@ -113,11 +140,11 @@ def evaluate(history: Sequence[GradedAttempt]) -> Verdict:
     verdict = NOT_MASTERED
     ever = False
     for attempt in ordered:
-        if not attempt.correct:
+        if holds(ENDS_RUN, attempt):
             run = []
             verdict = Verdict(mastered=False, ever_mastered=ever)
             continue
-        if not attempt.closed_book:
+        if not holds(EVIDENCE, attempt):
             continue
         if not verdict.mastered:
             partner = next((earlier for earlier in run if spaced(earlier, attempt)), None)

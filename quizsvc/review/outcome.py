@@ -83,7 +83,8 @@ def history_needed(record: MasteryRecord, correct: bool, closed_book: bool,
     by pairing with an earlier right closed-book answer far enough away
     (``mastery.partner_possible``); every other answer is decided from the record alone.
     """
-    return (correct and closed_book and not record.mastered
+    return (mastery.holds(mastery.EVIDENCE, {"correct": correct, "closed_book": closed_book})
+            and not record.mastered
             and mastery.partner_possible(right_closed_book_span, submitted_at))
 
 
@@ -100,11 +101,11 @@ def mastery_change(record: MasteryRecord, answer: mastery.GradedAttempt,
     ``history_needed`` says it is not needed. A row exists once the question was ever
     mastered; ``evaluated_at`` is when its verdict last changed.
     """
-    if not answer.correct:
+    if mastery.holds(mastery.ENDS_RUN, answer):
         if record.id is None or not record.mastered:
             return None
         return MasteryChange("lapse", record.id, False, None, (), mastery.POLICY, now)
-    if not answer.closed_book or record.mastered or not run:
+    if not mastery.holds(mastery.EVIDENCE, answer) or record.mastered or not run:
         return None
     verdict = mastery.evaluate([*run, answer])
     if not verdict.mastered:

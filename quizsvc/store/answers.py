@@ -28,7 +28,8 @@ from typing import Any
 
 from sqlalchemy import Select, and_, bindparam, delete, func, insert, select, update
 
-from quizsvc.review.mastery import GradedAttempt, variant_identity
+from quizsvc.review import mastery
+from quizsvc.review.mastery import GradedAttempt
 from quizsvc.review.outcome import MasteryChange, MasteryRecord, Review
 from quizsvc.review.scheduling import DEFAULT_SETTINGS, CardState, SchedulerSettings
 from quizsvc.store.answer_rows import (
@@ -167,13 +168,20 @@ class LoggedReview:
 # ---------------------------------------------------------------- the queries
 
 
+def meets(attempts: Any, *conditions: mastery.Condition) -> Any:
+    """Return the SQL form of the mastery rule's conditions on an attempt table (or alias):
+    the rule is written once, in ``review.mastery``."""
+    return and_(*(attempts.c[name].is_(value) for condition in conditions
+                  for name, value in condition))
+
+
 def right_closed_book(variant: Any) -> Any:
-    """Return the condition "a right closed-book answer to the variant's question"."""
+    """Return the condition "a right closed-book answer to the variant's question" (what
+    counts as mastery evidence)."""
     right = ATTEMPTS.alias("right_answer")
     return right, and_(right.c.learner_id == variant.c.learner_id,
                        right.c.question_id == variant.c.question_id,
-                       right.c.graded.is_(True), right.c.correct.is_(True),
-                       right.c.closed_book.is_(True))
+                       meets(right, mastery.READ, mastery.EVIDENCE))
 
 
 def last_wrong_reveal(variant: Any) -> Any:
@@ -182,7 +190,7 @@ def last_wrong_reveal(variant: Any) -> Any:
     return (select(func.max(wrong.c.revealed_at))
             .where(wrong.c.learner_id == variant.c.learner_id,
                    wrong.c.question_id == variant.c.question_id,
-                   wrong.c.graded.is_(True), wrong.c.correct.is_(False))
+                   meets(wrong, mastery.READ, mastery.ENDS_RUN))
             .scalar_subquery())
 
 
@@ -222,12 +230,12 @@ RUN = (
     select(ATTEMPTS.c.id, ATTEMPTS.c.seed, ATTEMPTS.c.bank_version, ATTEMPTS.c.content_key,
            ATTEMPTS.c.submitted_at, ATTEMPTS.c.correct, ATTEMPTS.c.closed_book)
     .where(ATTEMPTS.c.learner_id == bindparam("learner_id"),
-           ATTEMPTS.c.question_id == bindparam("question_id"), ATTEMPTS.c.graded.is_(True),
+           ATTEMPTS.c.question_id == bindparam("question_id"), meets(ATTEMPTS, mastery.READ),
            ATTEMPTS.c.submitted_at >= func.coalesce(
                select(func.max(_WRONG.c.submitted_at))
                .where(_WRONG.c.learner_id == bindparam("learner_id"),
                       _WRONG.c.question_id == bindparam("question_id"),
-                      _WRONG.c.graded.is_(True), _WRONG.c.correct.is_(False))
+                      meets(_WRONG, mastery.READ, mastery.ENDS_RUN))
                .scalar_subquery(),
                ATTEMPTS.c.submitted_at)))
 
@@ -251,8 +259,8 @@ ATTEMPT_BY_ID = select(ATTEMPTS).where(ATTEMPTS.c.id == bindparam("b_attempt"))
 
 def graded_attempt(row: Any) -> GradedAttempt:
     """Return what the mastery policy reads of an attempt row."""
-    return GradedAttempt(row.id, variant_identity(row.content_key, row.seed, row.bank_version),
-                         row.submitted_at, bool(row.correct), row.closed_book)
+    return mastery.graded_attempt(row.id, row.content_key, row.seed, row.bank_version,
+                                  row.submitted_at, row.correct, row.closed_book)
 
 
 def mastery_row(change: MasteryChange, learner_id: int, question_id: str) -> Any:
@@ -301,7 +309,7 @@ class AnswerRepository(Repository):
             select(ATTEMPTS.c.question_id, ATTEMPTS.c.id, ATTEMPTS.c.seed,
                    ATTEMPTS.c.bank_version, ATTEMPTS.c.content_key, ATTEMPTS.c.submitted_at,
                    ATTEMPTS.c.correct, ATTEMPTS.c.closed_book)
-            .where(ATTEMPTS.c.learner_id == learner_id, ATTEMPTS.c.graded.is_(True)))
+            .where(ATTEMPTS.c.learner_id == learner_id, meets(ATTEMPTS, mastery.READ)))
         return [(row.question_id, graded_attempt(row)) for row in rows]
 
     def write_answer(self, write: AnswerWrite) -> int:

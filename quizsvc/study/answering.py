@@ -33,7 +33,7 @@ from quizsvc.bank.model import Grade, Misconception, QuestionKind, Text
 from quizsvc.bank.teaching import Teaching
 from quizsvc.errors import N_, Conflict, Gone, Invalid, NotFound
 from quizsvc.review import outcome
-from quizsvc.review.mastery import GradedAttempt, practice_after_reveal, variant_identity
+from quizsvc.review.mastery import GradedAttempt, graded_attempt, practice_after_reveal
 from quizsvc.review.ratings import ReviewRating
 from quizsvc.review.scheduling import GRADED_CHOICES
 from quizsvc.store.answer_rows import AnswerWrite, NewAttempt
@@ -277,10 +277,8 @@ def decide(snapshot: AnswerSnapshot, graded: Graded, run: Sequence[GradedAttempt
     card = snapshot.card
     review = outcome.review_graded(card.state if card else None, bool(correct), now,
                                    snapshot.settings)
-    this_answer = GradedAttempt(
-        outcome.NEW_ATTEMPT_ID,
-        variant_identity(snapshot.content_key, snapshot.seed, snapshot.bank_version),
-        now, bool(correct), attempt.closed_book)
+    this_answer = graded_attempt(outcome.NEW_ATTEMPT_ID, snapshot.content_key, snapshot.seed,
+                                 snapshot.bank_version, now, correct, attempt.closed_book)
     change = outcome.mastery_change(snapshot.mastery, this_answer, run, now)
     return Decided(AnswerWrite(snapshot.review_seq, snapshot.open_book, attempt,
                                card_id=card.id if card else None, review=review,

@@ -310,12 +310,11 @@ def restored_mastery(ctx: Context, document: dict[str, Any], attempts: list[dict
     graded: dict[str, list[mastery_policy.GradedAttempt]] = {}
     lessons: dict[str, str] = {}
     for record, a in zip(document["attempts"], attempts, strict=True):
-        if a["graded"]:
+        if mastery_policy.holds(mastery_policy.READ, a):
             lessons[a["question_id"]] = a["lesson"]
-            graded.setdefault(a["question_id"], []).append(mastery_policy.GradedAttempt(
-                attempt_ids[record["n"]],
-                mastery_policy.variant_identity(a["content_key"], a["seed"], a["bank_version"]),
-                a["submitted_at"], bool(a["correct"]), a["closed_book"]))
+            graded.setdefault(a["question_id"], []).append(mastery_policy.graded_attempt(
+                attempt_ids[record["n"]], a["content_key"], a["seed"], a["bank_version"],
+                a["submitted_at"], a["correct"], a["closed_book"]))
     rows: list[dict[str, Any]] = []
     for question_id in sorted(graded):
         verdict = mastery_policy.evaluate(graded[question_id])

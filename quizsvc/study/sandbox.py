@@ -125,7 +125,7 @@ def timed(work: Callable[..., R], *args: Any) -> Replayed[R]:
     started = time.thread_time()
     try:
         result = work(*args)
-    except (Invalid, simulator.SettingsError) as refusal:
+    except Invalid as refusal:
         return Replayed(None, refusal, time.thread_time() - started)
     return Replayed(result, None, time.thread_time() - started)
 
