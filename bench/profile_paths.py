@@ -35,6 +35,7 @@ def main() -> int:
     parser.add_argument("--next", action="store_true", help="profile GET .../next instead")
     parser.add_argument("--top", type=int, default=30)
     parser.add_argument("--callers", help="also print the callers of functions matching this")
+    parser.add_argument("--callees", help="also print what functions matching this call")
     args = parser.parse_args()
 
     from sqlalchemy import select
@@ -93,6 +94,8 @@ def main() -> int:
             stats.sort_stats("tottime").print_stats(args.top)
             if args.callers:
                 stats.print_callers(args.callers)
+            if args.callees:
+                stats.print_callees(args.callees)
             print(out.getvalue())
             engine.dispose()
         finally:

@@ -146,6 +146,7 @@ def check_csrf(browser_token: str) -> None:
             {"headers": {CSRF_HEADER: ["missing or does not match the csrf_token cookie"]}},
             reason="csrf_failed",
             params={"cookie": CSRF_COOKIE, "header": CSRF_HEADER, "field": CSRF_FIELD})
+    g.csrf_token_value = cookie  # checked: the response need not check it again
 
 
 def needs_browser() -> bool:
