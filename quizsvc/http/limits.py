@@ -77,13 +77,14 @@ def setting(name: str) -> Callable[[], str]:
     return lambda: str(current_app.config[name])
 
 
-def per_browser_and_address(scope: str, browser_setting: str, address_setting: str
-                            ) -> Decorator:
+def per_browser_and_address(scope: str, browser_setting: str, address_setting: str,
+                            methods: list[str] | None = None) -> Decorator:
     """Limit a view per browser and per address, the two counters shared by every view of
-    ``scope`` (the API's route and its page count together)."""
-    by_browser = limiter.shared_limit(setting(browser_setting), scope=scope)
+    ``scope`` (the API's route and its page count together); ``methods`` limits only those
+    (a resource whose GET is cheap)."""
+    by_browser = limiter.shared_limit(setting(browser_setting), scope=scope, methods=methods)
     by_address = limiter.shared_limit(setting(address_setting), scope=scope + "-address",
-                                      key_func=address_key)
+                                      key_func=address_key, methods=methods)
 
     def both(view: Callable[..., Any]) -> Callable[..., Any]:
         return by_address(by_browser(view))
@@ -105,6 +106,13 @@ def link_redeem_limit() -> Decorator:
 def import_limit() -> Decorator:
     """Count a request against the import's limits."""
     return per_browser_and_address("import", "IMPORT_RATE_LIMIT", "IMPORT_ADDRESS_RATE_LIMIT")
+
+
+def retention_limit() -> Decorator:
+    """Count a change of desired retention (API and page alike): each reschedules every card
+    the learner has, replaying their whole review log."""
+    return per_browser_and_address("retention", "RETENTION_RATE_LIMIT",
+                                   "RETENTION_ADDRESS_RATE_LIMIT", methods=["PUT", "POST"])
 
 
 def anki_limit() -> Decorator:
