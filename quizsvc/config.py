@@ -80,6 +80,8 @@ ENVIRONMENT: tuple[Setting, ...] = (
             "new browsers (each a new learner) one client address may create"),
     Setting("AUTHOR_RATE_LIMIT", "QUIZSVC_AUTHOR_RATE_LIMIT", str, "60/minute",
             "author views: for the author's token, and apart for each address guessing it"),
+    Setting("INSTRUCTOR_RATE_LIMIT", "QUIZSVC_INSTRUCTOR_RATE_LIMIT", str, "60/minute",
+            "a cohort's instructor report and gradebook (API and page), per client address"),
     Setting("PROXY_HOPS", "QUIZSVC_PROXY_HOPS", int, 0,
             "reverse proxies in front of the service whose X-Forwarded-For to trust, so "
             "limits count the client's address (0: the peer's)"),

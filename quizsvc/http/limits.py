@@ -126,6 +126,13 @@ def author_rate_limit() -> Decorator:
     return decorator
 
 
+def instructor_rate_limit() -> Decorator:
+    """Count an instructor view against the client address (a token is 256 bits: the limit
+    keeps guessers from costing the pool reports, not from finding one)."""
+    decorator: Decorator = limiter.limit(setting("INSTRUCTOR_RATE_LIMIT"), key_func=address_key)
+    return decorator
+
+
 def refused_until(limit: Any, *identifiers: str) -> int:
     """Return the whole seconds until ``limit`` lets ``identifiers`` through again."""
     stats = limiter.limiter.get_window_stats(limit, *identifiers)

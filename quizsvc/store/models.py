@@ -390,6 +390,50 @@ class LearnerSetting(Base):
     updated_at: Mapped[datetime]
 
 
+NAME_LENGTH = 200  # a cohort's name
+DISPLAY_NAME_LENGTH = 60  # the name a learner shows an instructor
+
+
+class Cohort(Base):
+    """A class that studies one lesson together, made by an author.
+
+    Neither secret is kept: ``join_code_hash`` is the sha256 of the code learners join with,
+    ``instructor_token_hash`` the sha256 of the instructor's token (rotated by replacing it).
+    The cohort holds no learner's data; its members are ``cohort_member`` rows. 0007.
+    """
+
+    __tablename__ = "cohort"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    lesson: Mapped[str] = mapped_column(String(REF_LENGTH))
+    name: Mapped[str] = mapped_column(String(NAME_LENGTH))
+    join_code_hash: Mapped[str] = mapped_column(String(HASH_LENGTH), unique=True)
+    instructor_token_hash: Mapped[str] = mapped_column(String(HASH_LENGTH), unique=True)
+    created_at: Mapped[datetime]
+    instructor_rotated_at: Mapped[datetime | None]
+
+
+class CohortMember(Base):
+    """A learner in a cohort under a display name they chose, and what they let it read.
+
+    Joining writes only this row (nothing of the learner's own records changes); leaving
+    deletes it, so the cohort's views drop the learner from then on. ``share_explanations``
+    is the learner's consent, given when joining, to let the instructor read their
+    explanations verbatim. 0007.
+    """
+
+    __tablename__ = "cohort_member"
+    __table_args__ = (UniqueConstraint("cohort_id", "learner_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    cohort_id: Mapped[int] = mapped_column(ForeignKey("cohort.id", ondelete="CASCADE"))
+    learner_id: Mapped[int] = mapped_column(
+        ForeignKey("learner.id", ondelete="CASCADE"), index=True)
+    display_name: Mapped[str] = mapped_column(String(DISPLAY_NAME_LENGTH))
+    share_explanations: Mapped[bool] = mapped_column(Boolean, server_default=false())
+    joined_at: Mapped[datetime]
+
+
 def table(model: type[Base]) -> Table:
     """Return a model's ``Table`` (what the repositories' Core statements run on)."""
     found = model.__table__
