@@ -23,9 +23,11 @@ from quizsvc.api.resources import (
     anki,
     attempts,
     author,
+    items,
     lessons,
     me,
     portability,
+    reports,
     reviews,
     scheduling,
     self_assessments,
@@ -48,7 +50,7 @@ from quizsvc.web import pages, reference
 log = logging.getLogger(__name__)
 
 API_BLUEPRINTS = (health, me, lessons, sessions, attempts, reviews, self_assessments,
-                  portability, simulate, author, scheduling, anki)
+                  portability, simulate, author, scheduling, anki, items, reports)
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:

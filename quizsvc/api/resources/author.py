@@ -14,11 +14,13 @@ from flask import current_app, request
 from flask.views import MethodView
 
 from quizsvc.api.blueprint import ApiBlueprint
+from quizsvc.api.schemas import ReportSchema
 from quizsvc.errors import N_, NotFound, Unauthorized
-from quizsvc.http.arguments import PreviewQuerySchema
+from quizsvc.http.arguments import PreviewQuerySchema, ReportListQuerySchema
+from quizsvc.http.context import current_context
 from quizsvc.http.limits import author_rate_limit
 from quizsvc.runtime import runtime
-from quizsvc.study import author
+from quizsvc.study import author, reports
 
 AUTHOR_SECURITY: list[dict[str, list[str]]] = [{"author": []}]
 
@@ -75,3 +77,18 @@ class BankExport(MethodView):
         """Export the bank's lessons and questions."""
         bank, index = runtime().teaching()
         return author.export_bank(bank, index)
+
+
+@blp.route("/reports")
+class Reports(MethodView):
+    """Learners' reports of problems with questions."""
+
+    decorators: ClassVar[list[Callable[..., Any]]] = [author_rate_limit()]
+
+    @blp.arguments(ReportListQuerySchema, location="query")
+    @blp.response(200, ReportSchema(many=True))
+    @blp.doc(security=AUTHOR_SECURITY)
+    @require_author
+    def get(self, query: dict[str, Any]) -> Any:
+        """List the newest reports, each with its variant (question id, seed, bank version)."""
+        return reports.list_reports(current_context(), query["limit"], query.get("question_id"))
