@@ -13,6 +13,7 @@ from typing import Literal, get_args
 
 from quizsvc.errors import N_, NotFound
 from quizsvc.store.reports import StoredReport
+from quizsvc.store.unit_of_work import UnitOfWork
 from quizsvc.study.context import Context
 
 Reason = Literal["wrong_answer", "unclear", "typo", "broken", "other"]
@@ -40,8 +41,9 @@ def report_problem(ctx: Context, variant_id: str, reason: str, text: str) -> Rep
     return ReportReceipt(report_id, variant.question_id, reason, ctx.now)
 
 
-def list_reports(ctx: Context, limit: int, question_id: str | None = None
+def list_reports(uow: UnitOfWork, limit: int, question_id: str | None = None
                  ) -> list[StoredReport]:
-    """List the newest reports for the author (``limit`` bounded by the query schema)."""
-    with ctx.uow.read():
-        return ctx.uow.reports.latest(limit, question_id)
+    """List the newest reports for the author (``limit`` bounded by the query schema); the
+    author is no learner, so this takes a unit of work, not a learner's context."""
+    with uow.read():
+        return uow.reports.latest(limit, question_id)

@@ -17,9 +17,9 @@ from quizsvc.api.blueprint import ApiBlueprint
 from quizsvc.api.schemas import ReportSchema
 from quizsvc.errors import N_, NotFound, Unauthorized
 from quizsvc.http.arguments import PreviewQuerySchema, ReportListQuerySchema
-from quizsvc.http.context import current_context
 from quizsvc.http.limits import author_rate_limit
 from quizsvc.runtime import runtime
+from quizsvc.store.database import request_unit_of_work
 from quizsvc.study import author, reports
 
 AUTHOR_SECURITY: list[dict[str, list[str]]] = [{"author": []}]
@@ -91,4 +91,5 @@ class Reports(MethodView):
     @require_author
     def get(self, query: dict[str, Any]) -> Any:
         """List the newest reports, each with its variant (question id, seed, bank version)."""
-        return reports.list_reports(current_context(), query["limit"], query.get("question_id"))
+        return reports.list_reports(request_unit_of_work(), query["limit"],
+                                    query.get("question_id"))
