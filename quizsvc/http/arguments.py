@@ -243,6 +243,13 @@ class BrowseQuerySchema(StrictSchema):
                           error_messages={"invalid": N_("must be a whole number")})
 
 
+class BrowsePageQuerySchema(BrowseQuerySchema):
+    """The card browser page's query: the search, the page and the page's language."""
+
+    lang = fields.String(load_default=None, validate=OneOf(LANGUAGES))
+    done = fields.String(load_default=None, validate=Length(max=16))
+
+
 class SuspensionSchema(StrictSchema):
     """Suspend an item (never served until unsuspended), or lift the suspension."""
 
@@ -275,3 +282,13 @@ class ReportListQuerySchema(StrictSchema):
 
     question_id = fields.String(validate=Length(min=1, max=MAX_REF))
     limit = fields.Integer(load_default=100, validate=Range(min=1, max=MAX_REPORTS_LISTED))
+
+
+class HoldFormSchema(StrictSchema):
+    """The card browser's suspend and bury buttons, with the search to go back to."""
+
+    action = fields.String(required=True, validate=OneOf(
+        ("suspend", "unsuspend", "bury", "unbury")))
+    back = fields.String(load_default="list", validate=OneOf(("list", "item")))
+    q = fields.String(load_default="", validate=Length(max=MAX_SEARCH))
+    page = fields.Integer(load_default=1, validate=Range(min=1, max=MAX_BROWSE_PAGE))
