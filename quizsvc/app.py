@@ -24,9 +24,11 @@ from quizsvc.api.resources import (
     attempts,
     author,
     cohorts,
+    items,
     lessons,
     me,
     portability,
+    reports,
     reviews,
     scheduling,
     self_assessments,
@@ -49,7 +51,7 @@ from quizsvc.web import pages, reference
 log = logging.getLogger(__name__)
 
 API_BLUEPRINTS = (health, me, lessons, sessions, attempts, reviews, self_assessments,
-                  portability, simulate, author, scheduling, anki, cohorts)
+                  portability, simulate, author, scheduling, anki, cohorts, items, reports)
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:

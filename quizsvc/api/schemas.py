@@ -825,3 +825,93 @@ class ErasedSchema(ma.Schema):
     """What erasing removed, by table."""
 
     erased = fields.Dict(keys=fields.String(), values=fields.Integer(), dump_only=True)
+class HoldSchema(ma.Schema):
+    """A learner's hold on an item: suspended, or buried until a day starts."""
+
+    question_id = fields.String(dump_only=True)
+    suspended = fields.Boolean(dump_only=True, metadata={
+        "description": "never served, counted in no due figure, until unsuspended"})
+    buried_until = fields.AwareDateTime(dump_only=True, allow_none=True, metadata={
+        "description": "not served until then (the next day's start, UTC); null: not buried"})
+
+
+class ItemAnswerSchema(ma.Schema):
+    """One attempt at an item: its date, result and rating (never the answer)."""
+
+    attempt_id = fields.Integer(dump_only=True)
+    session_id = fields.String(dump_only=True, allow_none=True)
+    submitted_at = fields.AwareDateTime(dump_only=True)
+    graded = fields.Boolean(dump_only=True)
+    correct = fields.Boolean(dump_only=True, allow_none=True)
+    score = fields.Float(dump_only=True, allow_none=True)
+    closed_book = fields.Boolean(dump_only=True)
+    practice = fields.Boolean(dump_only=True)
+    counts = fields.Boolean(dump_only=True, metadata={
+        "description": "false for imported history no one can vouch for"})
+    revealed = fields.Boolean(dump_only=True)
+    rating = fields.String(dump_only=True, allow_none=True)
+
+
+class ItemStateSchema(ma.Schema):
+    """One flashcard or question of a lesson and where this learner stands with it."""
+
+    question_id = fields.String(dump_only=True)
+    kind = fields.String(dump_only=True)
+    title = fields.Nested(TextSchema, dump_only=True)
+    section = fields.String(dump_only=True)
+    section_title = fields.Nested(TextSchema, dump_only=True, allow_none=True)
+    tags = fields.List(fields.String(), dump_only=True)
+    rules = fields.List(fields.String(), dump_only=True)
+    status = fields.String(dump_only=True, metadata={
+        "description": "new, due, scheduled, suspended or buried"})
+    due = fields.AwareDateTime(dump_only=True, allow_none=True)
+    interval_days = fields.Float(dump_only=True, allow_none=True, metadata={
+        "description": "the interval the card's last review gave it"})
+    graded = fields.Boolean(dump_only=True)
+    mastered = fields.Boolean(dump_only=True, allow_none=True, metadata={
+        "description": "graded questions only; null for flashcards and free text"})
+    hold = fields.Nested(HoldSchema, dump_only=True)
+    last_answers = fields.List(fields.Nested(ItemAnswerSchema), dump_only=True)
+
+
+class ItemPageSchema(ma.Schema):
+    """One page of a lesson's items matching a search."""
+
+    lesson = fields.String(dump_only=True)
+    query = fields.String(dump_only=True)
+    page = fields.Integer(dump_only=True)
+    pages = fields.Integer(dump_only=True)
+    total = fields.Integer(dump_only=True)
+    size = fields.Integer(dump_only=True)
+    items = fields.List(fields.Nested(ItemStateSchema), dump_only=True)
+
+
+class ItemHistorySchema(ma.Schema):
+    """One item with this learner's every attempt at it, newest first."""
+
+    lesson = fields.String(dump_only=True)
+    item = fields.Nested(ItemStateSchema, dump_only=True)
+    attempts = fields.List(fields.Nested(ItemAnswerSchema), dump_only=True)
+
+
+class ReportReceiptSchema(ma.Schema):
+    """A stored report of a problem with a question."""
+
+    id = fields.Integer(dump_only=True)
+    question_id = fields.String(dump_only=True)
+    reason = fields.String(dump_only=True)
+    created_at = fields.AwareDateTime(dump_only=True)
+
+
+class ReportSchema(ma.Schema):
+    """A report as the author reads it, with the variant it was seen on."""
+
+    id = fields.Integer(dump_only=True)
+    question_id = fields.String(dump_only=True)
+    lesson = fields.String(dump_only=True)
+    seed = fields.Integer(dump_only=True)
+    bank_version = fields.String(dump_only=True)
+    reason = fields.String(dump_only=True)
+    text = fields.String(dump_only=True)
+    created_at = fields.AwareDateTime(dump_only=True)
+    learner_id = fields.Integer(dump_only=True)

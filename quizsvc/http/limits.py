@@ -11,6 +11,7 @@ starting a fresh count each time. Limited so:
   one is spent, so however many browsers flood it the sandbox keeps to its share;
 - link-code redemption (a code is guessable only by trying many);
 - imports and Anki decks (each costs the pool seconds of CPU);
+- reports of a problem with a question (each is a row an author must read);
 - new browsers: a state change from a browser the service has not stored creates a learner,
   so creating them is counted per address (``NEW_BROWSER_RATE_LIMIT``);
 - the author views: by the author's token when it is the right one, otherwise by address, so
@@ -118,6 +119,11 @@ def retention_limit() -> Decorator:
 def anki_limit() -> Decorator:
     """Count a request against the Anki deck's limits (API and page alike)."""
     return per_browser_and_address("anki", "ANKI_RATE_LIMIT", "ANKI_ADDRESS_RATE_LIMIT")
+
+
+def report_limit() -> Decorator:
+    """Count a request against the limits of reports of a problem (API and page alike)."""
+    return per_browser_and_address("report", "REPORT_RATE_LIMIT", "REPORT_ADDRESS_RATE_LIMIT")
 
 
 def author_rate_limit() -> Decorator:

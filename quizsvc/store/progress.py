@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import Integer, exists, func, literal, null, or_, select, union_all
 
+from quizsvc.store.holds import HOLDS, held
 from quizsvc.store.models import Attempt, Mastery, ReviewCard, table
 from quizsvc.store.repository import Repository
 
@@ -22,6 +23,11 @@ CARDS, ATTEMPTS, MASTERY = table(ReviewCard), table(Attempt), table(Mastery)
 # (origin "unverified" counts for nothing here, as it counts for nothing in mastery).
 CLOSED_BOOK_EVIDENCE = (ATTEMPTS.c.graded.is_(True), ATTEMPTS.c.closed_book.is_(True),
                         ATTEMPTS.c.origin != "unverified")
+
+
+def unheld(moment: Any) -> Any:
+    """Return the condition "no hold keeps this card out at ``moment``" (the cards' rows)."""
+    return ~held(CARDS.c.learner_id, CARDS.c.question_id, moment)
 
 
 @dataclass(frozen=True)
@@ -65,27 +71,48 @@ def cards_filter(learner_id: int, lesson: str | None) -> list[Any]:
 class ProgressRepository(Repository):
     """Read what progress reports show: due cards, mastery records, graded answers."""
 
-    def card_dues(self, learner_id: int, lesson: str) -> list[tuple[str, datetime]]:
-        """Return (question id, due) of a learner's cards of one lesson, soonest due first."""
-        rows = self.connection.execute(select(CARDS.c.question_id, CARDS.c.due)
-                          .where(CARDS.c.learner_id == learner_id, CARDS.c.lesson == lesson)
-                          .order_by(CARDS.c.due, CARDS.c.id))
+    def card_dues(self, learner_id: int, lesson: str, now: datetime
+                  ) -> list[tuple[str, datetime | None]]:
+        """Return (question id, due) of a learner's cards of one lesson, soonest due first,
+        then (question id, None) for each item a hold keeps out at ``now`` (card or not).
+
+        One statement: the cards no hold keeps out, and the holds in force.
+        """
+        cards = (select(CARDS.c.question_id, CARDS.c.due, CARDS.c.id.label("card_id"))
+                 .where(CARDS.c.learner_id == learner_id, CARDS.c.lesson == lesson,
+                        unheld(now)))
+        holds = (select(HOLDS.c.question_id, null(), literal(0, Integer))
+                 .where(HOLDS.c.learner_id == learner_id, HOLDS.c.lesson == lesson,
+                        or_(HOLDS.c.suspended.is_(True), HOLDS.c.buried_until > now)))
+        both = union_all(cards, holds).subquery()
+        rows = self.connection.execute(
+            select(both.c.question_id, both.c.due)
+            .order_by(both.c.due.is_(None), both.c.due, both.c.card_id))
         return [(question_id, due) for question_id, due in rows]
 
     def card_counts(self, learner_id: int, question_ids: Sequence[str], now: datetime
-                    ) -> tuple[int, int]:
-        """Count a learner's cards among ``question_ids``, and how many of them are due."""
-        cards, due_now = self.connection.execute(
-            select(func.count(), func.count().filter(CARDS.c.due <= now))
+                    ) -> tuple[int, int, int]:
+        """Count a learner's cards among ``question_ids``, how many of them are due and no
+        hold keeps out, and the held items among them that have no card yet (not new)."""
+        held_new = (select(func.count()).select_from(HOLDS)
+                    .where(HOLDS.c.learner_id == learner_id,
+                           HOLDS.c.question_id.in_(question_ids),
+                           or_(HOLDS.c.suspended.is_(True), HOLDS.c.buried_until > now),
+                           ~exists().where(CARDS.c.learner_id == learner_id,
+                                           CARDS.c.question_id == HOLDS.c.question_id))
+                    .scalar_subquery())
+        cards, due_now, held_count = self.connection.execute(
+            select(func.count(), func.count().filter(CARDS.c.due <= now, unheld(now)),
+                   held_new)
             .where(CARDS.c.learner_id == learner_id, CARDS.c.question_id.in_(question_ids))).one()
-        return int(cards), int(due_now)
+        return int(cards), int(due_now), int(held_count)
 
     def due_queue(self, learner_id: int, now: datetime, limit: int,
                   lesson: str | None = None) -> list[DueCard]:
         """Return the cards due now, most overdue first (served by the (learner_id, due) index)."""
         query = (select(CARDS.c.question_id, CARDS.c.lesson, CARDS.c.due, CARDS.c.state,
                         CARDS.c.step, CARDS.c.stability, CARDS.c.difficulty, CARDS.c.last_review)
-                 .where(CARDS.c.learner_id == learner_id, CARDS.c.due <= now)
+                 .where(CARDS.c.learner_id == learner_id, CARDS.c.due <= now, unheld(now))
                  .order_by(CARDS.c.due, CARDS.c.id).limit(limit))
         if lesson is not None:
             query = query.where(CARDS.c.lesson == lesson)
@@ -99,9 +126,11 @@ class ProgressRepository(Repository):
         Every figure is a count over a range of the ``(learner_id, due)`` index, and the
         ranges do not overlap (before ``day_start``, each day of the window, after it), so
         the database walks each index entry once and computes nothing per row. Day ``i`` is
-        ``[day_start + i days, day_start + i + 1 days)`` in UTC.
+        ``[day_start + i days, day_start + i + 1 days)`` in UTC. Cards a hold keeps out
+        today count nowhere (a burial ends at a day's start, so "held at ``day_start``" is
+        "held all day").
         """
-        where = cards_filter(learner_id, lesson)
+        where = [*cards_filter(learner_id, lesson), unheld(day_start)]
 
         def count(*conditions: Any) -> Any:
             return (select(func.count()).select_from(CARDS).where(*where, *conditions)
@@ -121,7 +150,7 @@ class ProgressRepository(Repository):
         return self.connection.scalar(
             select(func.count()).select_from(CARDS)
             .where(*cards_filter(learner_id, lesson), CARDS.c.due >= since,
-                   CARDS.c.due <= now)) or 0
+                   CARDS.c.due <= now, unheld(now))) or 0
 
     def questions_with_cards(self, learner_id: int, question_ids: Sequence[str]) -> set[str]:
         """Return which of ``question_ids`` a learner has a card for."""

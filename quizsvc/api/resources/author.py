@@ -15,13 +15,13 @@ from flask import current_app, request
 from flask.views import MethodView
 
 from quizsvc.api.blueprint import ApiBlueprint
-from quizsvc.api.schemas import InstructorTokenSchema, IssuedCohortSchema
+from quizsvc.api.schemas import InstructorTokenSchema, IssuedCohortSchema, ReportSchema
 from quizsvc.errors import N_, NotFound, Unauthorized
-from quizsvc.http.arguments import CohortCreateSchema, PreviewQuerySchema
+from quizsvc.http.arguments import CohortCreateSchema, PreviewQuerySchema, ReportListQuerySchema
 from quizsvc.http.limits import author_rate_limit
 from quizsvc.runtime import runtime
 from quizsvc.store.database import request_unit_of_work
-from quizsvc.study import author, cohorts
+from quizsvc.study import author, cohorts, reports
 
 AUTHOR_SECURITY: list[dict[str, list[str]]] = [{"author": []}]
 
@@ -122,3 +122,17 @@ class InstructorToken(MethodView):
         return {**issued.__dict__,
                 "instructor_url": here(cohorts.instructor_path(issued.id,
                                                                issued.instructor_token))}
+@blp.route("/reports")
+class Reports(MethodView):
+    """Learners' reports of problems with questions."""
+
+    decorators: ClassVar[list[Callable[..., Any]]] = [author_rate_limit()]
+
+    @blp.arguments(ReportListQuerySchema, location="query")
+    @blp.response(200, ReportSchema(many=True))
+    @blp.doc(security=AUTHOR_SECURITY)
+    @require_author
+    def get(self, query: dict[str, Any]) -> Any:
+        """List the newest reports, each with its variant (question id, seed, bank version)."""
+        return reports.list_reports(request_unit_of_work(), query["limit"],
+                                    query.get("question_id"))
