@@ -28,12 +28,15 @@ from html import escape
 
 from markupsafe import Markup
 
-WIDTH = 400          # viewBox width; the CSS width decides the drawn size
-HEIGHT = 240
-LEFT, RIGHT, TOP, BOTTOM = 46, 14, 18, 48
+# The viewBox is a phone's width, so text stays legible at 320 CSS px; the CSS caps the
+# drawn width on a desktop so that it does not grow large there.
+WIDTH = 320
+HEIGHT = 200
+LEFT, RIGHT, TOP, BOTTOM = 50, 8, 16, 42
 TICK_FONT = 11
 VALUE_FONT = 10
-MAX_TICK_LABELS = 6  # x labels drawn at most (every k-th), so they never overlap
+MAX_TICK_LABELS = 5  # x labels drawn at most (every k-th), so they never overlap
+LABELLED_BAND = 16   # bands narrower than this (viewBox units) write only the peak's value
 
 Format = Callable[[float], str]
 
@@ -140,14 +143,18 @@ def _frame(chart_id: str, title: str, description: str, body: list[str]) -> Mark
 
 
 def _axes(axes: Axes, ticks: Sequence[str], x_label: str, y_label: str,
-          fmt: Format) -> list[str]:
-    """Draw both axes, the y scale (three values), the x tick labels and the axis titles."""
+          fmt: Format, whole: bool = False) -> list[str]:
+    """Draw both axes, the y scale (three values; two when the middle one would be a
+    fraction of a ``whole`` count), the x tick labels and the axis titles."""
     parts = [f'<g class="axes" stroke="currentColor" stroke-width="1">'
              f'<line x1="{_num(axes.left)}" y1="{_num(axes.bottom)}" '
              f'x2="{_num(axes.right)}" y2="{_num(axes.bottom)}"/>'
              f'<line x1="{_num(axes.left)}" y1="{_num(axes.top)}" '
              f'x2="{_num(axes.left)}" y2="{_num(axes.bottom)}"/></g>']
-    for value in (axes.y_min, (axes.y_min + axes.y_max) / 2, axes.y_max):
+    scale = (axes.y_min, (axes.y_min + axes.y_max) / 2, axes.y_max)
+    for value in scale:
+        if whole and not float(value).is_integer():
+            continue
         y = axes.y(value)
         parts.append(f'<line class="grid" x1="{_num(axes.left)}" y1="{_num(y)}" '
                      f'x2="{_num(axes.right)}" y2="{_num(y)}" stroke="currentColor" '
@@ -159,8 +166,8 @@ def _axes(axes: Axes, ticks: Sequence[str], x_label: str, y_label: str,
             parts.append(_text(axes.x(i, len(ticks)), axes.bottom + 14, tick, "x-tick"))
     parts.append(_text((axes.left + axes.right) / 2, HEIGHT - 6, x_label, "x-label"))
     middle = (axes.top + axes.bottom) / 2
-    parts.append(_text(12, middle, y_label, "y-label",
-                       extra=f' transform="rotate(-90 12 {_num(middle)})"'))
+    parts.append(_text(11, middle, y_label, "y-label",
+                       extra=f' transform="rotate(-90 11 {_num(middle)})"'))
     return parts
 
 
@@ -171,6 +178,16 @@ def _empty(axes: Axes, note: str) -> list[str]:
 
 def _value_font(count: int) -> int:
     return VALUE_FONT if count > 12 else TICK_FONT
+
+
+def _written(value: float, peak: float, band: float) -> bool:
+    """Say whether a bar's value is written above it: every value when bars are wide enough
+    for their numbers, else only the peak's (the axis gives the scale, the table the rest)."""
+    return value > 0 and (band >= LABELLED_BAND or value == peak)
+
+
+def _whole(values: Sequence[float]) -> bool:
+    return all(float(v).is_integer() for v in values)
 
 
 def bar_chart(chart_id: str, title: str, labels: Sequence[str], values: Sequence[float], *,
@@ -187,7 +204,8 @@ def bar_chart(chart_id: str, title: str, labels: Sequence[str], values: Sequence
         raise ValueError("one value per label")
     peak = max((v for v in values), default=0.0)
     axes = Axes(0.0, nice_ceiling(peak))
-    body = _axes(axes, list(ticks if ticks is not None else labels), x_label, y_label, fmt)
+    body = _axes(axes, list(ticks if ticks is not None else labels), x_label, y_label, fmt,
+                 _whole(values))
     band = axes.band(len(values))
     size = _value_font(len(values))
     bars = ['<g class="bars">']
@@ -200,7 +218,8 @@ def bar_chart(chart_id: str, title: str, labels: Sequence[str], values: Sequence
                     f'width="{_num(band * 0.7)}" height="{_num(axes.bottom - top)}" '
                     f'fill="currentColor" data-value="{escape(fmt(value))}">'
                     f"<title>{escape(label)}: {escape(fmt(value))}</title></rect>")
-        bars.append(_text(axes.x(i, len(values)), top - 3, fmt(value), "value", size=size))
+        if _written(value, peak, band):
+            bars.append(_text(axes.x(i, len(values)), top - 3, fmt(value), "value", size=size))
     bars.append("</g>")
     body += bars if peak > 0 else _empty(axes, empty_note)
     columns, rows = table if table is not None else (
@@ -251,7 +270,8 @@ def line_chart(chart_id: str, title: str, labels: Sequence[str],
         marks.append(f'<circle class="point" cx="{_num(x)}" cy="{_num(y)}" r="3.5" '
                      f'fill="currentColor" data-value="{escape(fmt(value))}">'
                      f"<title>{escape(label)}: {escape(fmt(value))}</title></circle>")
-        marks.append(_text(x, y - 7, fmt(value), "value", size=size))
+        if count * LABELLED_BAND <= axes.width or value == max(known):
+            marks.append(_text(x, y - 7, fmt(value), "value", size=size))
     marks.append("</g>")
     paths = [" ".join(("M" if j == 0 else "L") + f"{_num(x)} {_num(y)}"
                       for j, (x, y) in enumerate(run)) for run in runs if len(run) > 1]
@@ -289,7 +309,8 @@ def stacked_bar_chart(chart_id: str, title: str, labels: Sequence[str],
     peak = max(totals, default=0.0)
     axes = Axes(0.0, nice_ceiling(peak))
     body = [_patterns(chart_id, len(series))]
-    body += _axes(axes, list(ticks if ticks is not None else labels), x_label, y_label, fmt)
+    body += _axes(axes, list(ticks if ticks is not None else labels), x_label, y_label, fmt,
+                  _whole(totals))
     band = axes.band(len(labels))
     size = _value_font(len(labels))
     bars = ['<g class="bars">']
@@ -308,7 +329,7 @@ def stacked_bar_chart(chart_id: str, title: str, labels: Sequence[str],
                         f"<title>{escape(label)}, {escape(one.name)}: {escape(fmt(value))}"
                         "</title></rect>")
             base += value
-        if totals[i] > 0:
+        if _written(totals[i], peak, band):
             bars.append(_text(axes.x(i, len(labels)), axes.y(totals[i]) - 3, fmt(totals[i]),
                               "value", size=size))
     bars.append("</g>")

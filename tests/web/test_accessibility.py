@@ -5,7 +5,8 @@ is also kept as a screenshot (``test-output/screenshots/a11y-<lang>-<viewport>-<
 The walk is one learner's first session: home, the lesson and its reference pages, a quiz
 (a refused answer, a wrong answer at the explanation gate, the reveal, a right answer with its
 ratings, the summary), the lesson while a question is open (the open-book gate), flashcards,
-the simulator (and its error state), progress, linking, the Anki page and an unknown URL.
+the simulator (and its error state), progress (and its charts' tables), linking, the Anki page
+and an unknown URL.
 """
 
 from __future__ import annotations
@@ -111,6 +112,12 @@ def step(page: Any, action: Callable[[], Any]) -> None:
         action()
 
 
+def open_chart_tables(page: Any) -> None:
+    """Open every chart's table fold (the data behind the picture)."""
+    for summary in page.locator("details.chart-data > summary").all():
+        summary.click()
+
+
 def test_every_page_and_state_passes_axe(walk: Walk, live_server: LiveServer) -> None:
     checker = walk
     page = checker.page
@@ -157,6 +164,9 @@ def test_every_page_and_state_passes_axe(walk: Walk, live_server: LiveServer) ->
                         (f"/lessons/{lesson}/anki", "anki"), ("/no/such/page", "not-found")):
         page.goto(path)
         checker.check(state)
+    page.goto("/progress")
+    open_chart_tables(page)
+    checker.check("progress-chart-tables")
     page.goto("/link")
     step(page, lambda: page.locator("#code-form button").click())
     checker.check("link-code")

@@ -67,12 +67,15 @@ def test_the_y_axis_ends_on_a_round_number_above_the_peak() -> None:
     assert [charts.nice_ceiling(v) for v in (0, 1, 3, 7, 11, 40, 51)] == [1, 1, 5, 10, 20, 50,
                                                                           100]
     assert texts(parse(reviews([3, 7])), "y-tick") == ["0", "5", "10"]
+    assert texts(parse(reviews([1, 0])), "y-tick") == ["0", "1"], "no half a review"
 
 
 def test_many_labels_are_thinned_on_the_axis_but_all_in_the_table() -> None:
-    chart = reviews([1] * 30)
-    assert len(texts(parse(chart), "x-tick")) <= charts.MAX_TICK_LABELS
-    assert len(chart.rows) == 30
+    chart = reviews([1] * 15 + [3] + [2] * 14)
+    root = parse(chart)
+    assert len(texts(root, "x-tick")) <= charts.MAX_TICK_LABELS
+    assert texts(root, "value") == ["3"], "narrow bars: only the peak's value is written"
+    assert len(find(root, "rect", "bar")) == 30 and len(chart.rows) == 30
 
 
 @pytest.mark.parametrize("values", [[], [0, 0, 0]])
