@@ -173,3 +173,47 @@ def test_every_page_and_state_passes_axe(walk: Walk, live_server: LiveServer) ->
     assert not checker.found, "\n\n".join(f"== {state}\n{report}"
                                           for state, report in checker.found.items())
     assert len(checker.states) >= 20
+
+
+@pytest.mark.parametrize(("lang", "viewport"), [("zh", "phone"), ("en", "desktop")])
+def test_the_dark_scheme_passes_axe_on_representative_pages(
+        browser: Any, live_server: LiveServer, screenshot_dir: Path, lang: str,
+        viewport: str) -> None:
+    """The colours a system's dark preference picks keep AA contrast: home, the lesson, a
+    question, a wrong answer's explanation gate and reveal, flashcards, the simulator and
+    progress with its charts' tables open."""
+    context = browser.new_context(base_url=live_server.url, viewport=VIEWPORTS[viewport],
+                                  locale="zh-CN" if lang == "zh" else "en-US",
+                                  color_scheme="dark")
+    context.set_default_timeout(15_000)
+    page = context.new_page()
+    try:
+        page.goto(f"/?lang={lang}")
+        checker = Walk(page, f"{lang}-{viewport}-dark", lang, screenshot_dir)
+        assert page.evaluate("matchMedia('(prefers-color-scheme: dark)').matches")
+        checker.check("home")
+        page.goto(f"/lessons/{live_server.lesson.id}")
+        checker.check("lesson")
+        steps.start(page, "/quiz", size=2)
+        checker.check("question")
+        steps.type_answer(page, live_server, right=False)
+        step(page, lambda: page.locator("#submit-answer").click())
+        checker.check("explain-gate")
+        page.locator("#explanation").fill("I gave the waiting request its budget first")
+        step(page, lambda: page.locator("#explain-form button").click())
+        checker.check("reveal")
+        steps.start(page, "/flashcards", size=1)
+        step(page, lambda: page.locator("#submit-answer").click())
+        checker.check("flashcard-back")
+        for path, state in (("/simulator", "simulator"), ("/progress", "progress")):
+            page.goto(path)
+            checker.check(state)
+        open_chart_tables(page)
+        checker.check("progress-chart-tables")
+        background = page.evaluate(
+            "getComputedStyle(document.documentElement).backgroundColor")
+        assert background == "rgb(21, 24, 28)", "the dark scheme's paper (#15181c)"
+    finally:
+        context.close()
+    assert not checker.found, "\n\n".join(f"== {state}\n{report}"
+                                          for state, report in checker.found.items())
