@@ -298,13 +298,16 @@ class ReviewLog(Base):
     """
 
     __tablename__ = "review_log"
-    __table_args__ = (CheckConstraint("rating BETWEEN 1 AND 4", name="rating_range"),)
+    __table_args__ = (
+        CheckConstraint("rating BETWEEN 1 AND 4", name="rating_range"),
+        # A learner's reviews in a window of time (the statistics): a range of one index. 0011.
+        Index("ix_review_log_learner_id_reviewed_at", "learner_id", "reviewed_at"),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     card_id: Mapped[int] = mapped_column(
         ForeignKey("review_card.id", ondelete="CASCADE"), index=True)
-    learner_id: Mapped[int] = mapped_column(
-        ForeignKey("learner.id", ondelete="CASCADE"), index=True)
+    learner_id: Mapped[int] = mapped_column(ForeignKey("learner.id", ondelete="CASCADE"))
     attempt_id: Mapped[int | None] = mapped_column(
         ForeignKey("attempt.id", ondelete="SET NULL"), unique=True)
     rating: Mapped[int] = mapped_column(SmallInteger)

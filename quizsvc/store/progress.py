@@ -15,10 +15,13 @@ from typing import Any
 from sqlalchemy import Integer, exists, func, literal, null, or_, select, union_all
 
 from quizsvc.store.holds import HOLDS, held
-from quizsvc.store.models import Attempt, Mastery, ReviewCard, table
+from quizsvc.store.models import Attempt, Mastery, ReviewCard, ReviewLog, table
 from quizsvc.store.repository import Repository
 
 CARDS, ATTEMPTS, MASTERY = table(ReviewCard), table(Attempt), table(Mastery)
+LOGS = table(ReviewLog)
+REVIEW_STATE = 2  # fsrs's State.Review: a card already learned (1 Learning, 3 Relearning)
+AGAIN = 1  # the rating of a review the learner did not recall
 # Closed-book evidence: graded, closed-book, and not imported history no one can vouch for
 # (origin "unverified" counts for nothing here, as it counts for nothing in mastery).
 CLOSED_BOOK_EVIDENCE = (ATTEMPTS.c.graded.is_(True), ATTEMPTS.c.closed_book.is_(True),
@@ -143,6 +146,44 @@ class ProgressRepository(Repository):
             *(count(CARDS.c.due >= bounds[i], CARDS.c.due < bounds[i + 1]) for i in range(days)),
         )).one()
         return DayCounts(int(overdue), tuple(int(n) for n in by_day), int(later), next_due)
+
+    def reviews_by_day(self, learner_id: int, day_start: datetime, days: int
+                       ) -> tuple[int, ...]:
+        """Count a learner's reviews on each of ``days`` days from ``day_start``, in one query.
+
+        One range scan of the ``(learner_id, reviewed_at)`` index over the window; each day is
+        a filtered count (``[day_start + i days, day_start + i + 1 days)``), so only counts
+        leave the database.
+        """
+        bounds = [day_start + timedelta(days=i) for i in range(days + 1)]
+        counts = self.connection.execute(
+            select(*(func.count().filter(LOGS.c.reviewed_at >= bounds[i],
+                                         LOGS.c.reviewed_at < bounds[i + 1])
+                     for i in range(days)))
+            .where(LOGS.c.learner_id == learner_id, LOGS.c.reviewed_at >= bounds[0],
+                   LOGS.c.reviewed_at < bounds[-1])).one()
+        return tuple(int(n) for n in counts)
+
+    def recall_by_period(self, learner_id: int, start: datetime, period: timedelta,
+                         periods: int) -> tuple[tuple[int, int], ...]:
+        """Count, per period from ``start``, a learner's reviews of learned cards (state
+        Review before the review) and how many of them were recalled (not rated Again), in
+        one query over the ``(learner_id, reviewed_at)`` index.
+
+        Only learned cards: a card still in its learning steps is not expected to be recalled
+        at the desired retention, so Anki's "true retention" leaves it out, and so do we.
+        """
+        bounds = [start + period * i for i in range(periods + 1)]
+        columns = []
+        for i in range(periods):
+            inside = (LOGS.c.reviewed_at >= bounds[i], LOGS.c.reviewed_at < bounds[i + 1])
+            columns += [func.count().filter(*inside),
+                        func.count().filter(*inside, LOGS.c.rating != AGAIN)]
+        counts = [int(n) for n in self.connection.execute(
+            select(*columns)
+            .where(LOGS.c.learner_id == learner_id, LOGS.c.state_before == REVIEW_STATE,
+                   LOGS.c.reviewed_at >= bounds[0], LOGS.c.reviewed_at < bounds[-1])).one()]
+        return tuple((counts[2 * i], counts[2 * i + 1]) for i in range(periods))
 
     def due_since(self, learner_id: int, lesson: str | None, since: datetime, now: datetime
                   ) -> int:
