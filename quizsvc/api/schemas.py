@@ -810,15 +810,10 @@ class CohortReportSchema(ma.Schema):
     name = fields.String(dump_only=True)
     lesson = fields.String(dump_only=True)
     now = fields.DateTime(dump_only=True)
-    sections = fields.Method("outline", dump_only=True, metadata={
-        "description": "the lesson's sections: [{section, title}]"})
+    sections = fields.List(fields.Nested(CohortOutlineSchema), dump_only=True, metadata={
+        "description": "the lesson's sections, in teaching order"})
     learners = fields.List(fields.Nested(CohortLearnerSchema), dump_only=True)
     self_reported = fields.Nested(SelfReportedSchema, dump_only=True)
-
-    def outline(self, report: Any) -> list[dict[str, Any]]:
-        """Dump the (section, title) pairs as objects."""
-        return [{"section": section, "title": TextSchema().dump(title)}
-                for section, title in report.sections]
 
 
 class ErasedSchema(ma.Schema):

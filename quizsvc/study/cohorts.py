@@ -259,6 +259,14 @@ class SelfReported:
 
 
 @dataclass(frozen=True)
+class SectionTitle:
+    """A section of the cohort's lesson, in teaching order."""
+
+    section: str
+    title: Text
+
+
+@dataclass(frozen=True)
 class CohortReport:
     """What an instructor reads of their cohort."""
 
@@ -266,7 +274,7 @@ class CohortReport:
     name: str
     lesson: str
     now: datetime
-    sections: tuple[tuple[str, Text], ...]  # (section id, title), in teaching order
+    sections: tuple[SectionTitle, ...]
     learners: tuple[LearnerRow, ...]
     self_reported: SelfReported
 
@@ -334,7 +342,8 @@ def build_report(uow: UnitOfWork, index: BankIndex, cohort_id: int, name: str, l
             sum(s.mastered for s in sections), sum(s.answers for s in sections),
             sum(s.correct for s in sections), due_now, due_soon, last.get(learner),
             tuple(shared.get(learner, ())) if member.share_explanations else None))
-    outline = tuple((s.section, s.title) for s in sections_of(index, lesson, {}, set()))
+    outline = tuple(SectionTitle(s.section, s.title)
+                    for s in sections_of(index, lesson, {}, set()))
     return CohortReport(cohort_id, name, lesson, now, outline, tuple(rows),
                         self_reported(outline, ratings, claims, answers))
 
@@ -345,7 +354,7 @@ def claims_of(index: BankIndex, ratings: dict[int, dict[str, int]], lesson: str
     return {learner: claimed_ratings(index, own, lesson) for learner, own in ratings.items()}
 
 
-def self_reported(outline: Iterable[tuple[str, Text]], ratings: dict[int, dict[str, int]],
+def self_reported(outline: Iterable[SectionTitle], ratings: dict[int, dict[str, int]],
                   claims: dict[int, dict[str, int]], answers: Iterable[tuple[int, str, bool]]
                   ) -> SelfReported:
     """Pool the members' self-assessments: calibration over every member's (claim, result)
@@ -356,11 +365,11 @@ def self_reported(outline: Iterable[tuple[str, Text]], ratings: dict[int, dict[s
     behind = len({learner for learner, qid, _ in answers if qid in claims.get(learner, {})})
     pooled = calibration.calibrate(pairs) if behind >= MIN_AGGREGATE else None
     sections = []
-    for section, title in outline:
-        chosen = [own[section] for own in ratings.values() if section in own]
+    for entry in outline:
+        chosen = [own[entry.section] for own in ratings.values() if entry.section in own]
         counts = (tuple(chosen.count(int(r)) for r in SelfRating)
                   if len(chosen) >= MIN_AGGREGATE else None)
-        sections.append(SectionSelfRating(section, title, len(chosen), counts))
+        sections.append(SectionSelfRating(entry.section, entry.title, len(chosen), counts))
     return SelfReported(MIN_AGGREGATE, behind, pooled, tuple(sections))
 
 
@@ -373,7 +382,7 @@ def gradebook_csv(report: CohortReport) -> str:
     of its questions, then closed-book right of answers), with the stdlib csv writer."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    section_ids = [section for section, _ in report.sections]
+    section_ids = [entry.section for entry in report.sections]
     writer.writerow([*GRADEBOOK_FIXED,
                      *(f"{s}:mastered" for s in section_ids),
                      *(f"{s}:accuracy" for s in section_ids)])

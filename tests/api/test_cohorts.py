@@ -291,3 +291,17 @@ def test_member_learner_ids_names_the_members_now(author, learner, db, uow):
     assert member_learner_ids(uow, 999999) == frozenset()
     assert db.scalar(select(CohortMember.id).where(
         CohortMember.learner_id == learner_id(db, other))) is None
+
+
+def test_a_learner_who_only_joined_a_cohort_is_not_pruned_as_empty(author, learner, uow,
+                                                                   clock):
+    from datetime import timedelta
+
+    cohort = make_cohort(author)
+    browser, _ = learner()
+    join(browser, cohort, "Quiet")
+    learner()  # an idle learner: stored, holds nothing
+    with uow.write():
+        pruned = uow.learners.delete_empty_learners(clock() + timedelta(days=1))
+    assert pruned == 1  # the idle one
+    assert [r["display_name"] for r in report(author, cohort).json["learners"]] == ["Quiet"]

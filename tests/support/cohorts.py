@@ -48,3 +48,22 @@ def answer_quiz(study: Study, right: bool, explanation: str | None = None) -> No
             explained = study.browser.post(f"/api/attempts/{result.json['id']}/explanation",
                                            json={"explanation": explanation})
             assert explained.status_code == 200, explained.json
+
+
+def live_cohort(live_server: Any, name: str) -> Any:
+    """Make a cohort of the live server's lesson straight through the use case (the live app
+    has no author token); return the ``IssuedCohort`` with its secrets."""
+    from datetime import UTC, datetime
+
+    from quizsvc.store.database import make_engine
+    from quizsvc.store.unit_of_work import UnitOfWork
+    from quizsvc.study import cohorts
+    from quizsvc.study.bank_index import BankIndex
+
+    engine = make_engine(live_server.database_url)
+    try:
+        with UnitOfWork(engine=engine) as uow:
+            return cohorts.create_cohort(uow, BankIndex.of(live_server.app.config["BANK"]),
+                                         live_server.lesson.id, name, datetime.now(UTC))
+    finally:
+        engine.dispose()

@@ -6,7 +6,8 @@ The walk is one learner's first session: home, the lesson and its reference page
 (a refused answer, a wrong answer at the explanation gate, the reveal, a right answer with its
 ratings, the summary), the lesson while a question is open (the open-book gate), flashcards,
 the simulator (and its error state), progress (and its charts' tables), linking, the Anki page
-and an unknown URL.
+and an unknown URL; then joining a cohort (refused, joined), the cohort's instructor page, and
+erasing (asked, erased).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from babel.messages.pofile import read_po
 
 from quizsvc.http.language import TRANSLATIONS
 from tests.support import pages as steps
+from tests.support.cohorts import live_cohort
 from tests.support.live import LiveServer
 
 pytestmark = pytest.mark.browser
@@ -170,6 +172,24 @@ def test_every_page_and_state_passes_axe(walk: Walk, live_server: LiveServer) ->
     page.goto("/link")
     step(page, lambda: page.locator("#code-form button").click())
     checker.check("link-code")
+
+    cohort = live_cohort(live_server, f"Class {checker.name}")
+    page.goto(f"/join/{cohort.join_code}")
+    checker.check("cohort-join")
+    page.locator("#display-name").fill("a@b")
+    step(page, lambda: page.locator("#join-form button[type=submit]").click())
+    checker.check("cohort-join-refused")
+    page.locator("#display-name").fill("Lin")
+    page.locator("#share-explanations").check()
+    step(page, lambda: page.locator("#join-form button[type=submit]").click())
+    checker.check("cohort-joined")
+    page.goto(f"/cohorts/{cohort.id}/{cohort.instructor_token}")
+    checker.check("cohort-instructor")
+    page.goto("/erase")
+    checker.check("erase")
+    page.locator("#confirm-erase").check()
+    step(page, lambda: page.locator("#erase-form button").click())
+    checker.check("erased")
     assert not checker.found, "\n\n".join(f"== {state}\n{report}"
                                           for state, report in checker.found.items())
     assert len(checker.states) >= 20
