@@ -6,8 +6,9 @@ The walk is one learner's first session: home, the lesson and its reference page
 (a refused answer, a wrong answer at the explanation gate, the reveal, a right answer with its
 ratings, the summary), the lesson while a question is open (the open-book gate), flashcards,
 the simulator (and its error state), progress (and its charts' tables), linking, the Anki page
-and an unknown URL; then joining a cohort (refused, joined), the cohort's instructor page, and
-erasing (asked, erased).
+and an unknown URL; a report of a problem sent from the reveal, and the card browser (the list,
+a suspension, a search, an item's history, a search that finds nothing); then joining a cohort
+(refused, joined), the cohort's instructor page, and erasing (asked, erased).
 """
 
 from __future__ import annotations
@@ -148,6 +149,11 @@ def test_every_page_and_state_passes_axe(walk: Walk, live_server: LiveServer) ->
     page.locator("#explanation").fill("I gave the waiting request its budget first")
     step(page, lambda: page.locator("#explain-form button").click())
     checker.check("reveal")
+    page.locator("#report summary").click()
+    page.locator("#report-reason").select_option("unclear")
+    page.locator("#report-text").fill("Which request goes first here?")
+    step(page, lambda: page.locator("#report-form button").click())
+    checker.check("report-sent")
     step(page, lambda: page.locator("#next-link").click())
     steps.type_answer(page, live_server, right=True)
     step(page, lambda: page.locator("#submit-answer").click())
@@ -160,6 +166,17 @@ def test_every_page_and_state_passes_axe(walk: Walk, live_server: LiveServer) ->
     step(page, lambda: page.locator("#submit-answer").click())
     checker.check("flashcard-back")
 
+    page.goto("/browse")
+    checker.check("browse")
+    step(page, lambda: page.locator("#browse-table .hold-form button[value=suspend]")
+         .first.click())
+    checker.check("browse-suspended")
+    page.goto(f"/lessons/{lesson}/browse?q=is:suspended")
+    checker.check("browse-search")
+    step(page, lambda: page.locator("#browse-table th[scope=row] a").first.click())
+    checker.check("browse-item")
+    page.goto(f"/lessons/{lesson}/browse?q=no-such-words-anywhere")
+    checker.check("browse-empty")
     for path, state in (("/simulator", "simulator"), ("/simulator?token_budget=0",
                                                       "simulator-error"),
                         ("/progress", "progress"), ("/link", "link"),
