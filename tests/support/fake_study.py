@@ -10,6 +10,7 @@ fake to it).
 from __future__ import annotations
 
 import dataclasses
+import zlib
 from typing import Any
 
 from quizsvc.review.ratings import ReviewRating
@@ -29,10 +30,13 @@ class FakeStudy:
 
     def __init__(self, bank: Any, clock: Any, uow: FakeUnitOfWork | None = None,
                  token: str = "browser-1") -> None:
+        """Register a new browser (``token``) on ``uow`` (a fresh fake if None); its random
+        source is seeded from the token, so two browsers draw different ids."""
         self.bank = bank
         self.clock = clock
         self.uow = uow if uow is not None else FakeUnitOfWork()
-        self.first = registered_context(self.uow, bank, clock, token=token)
+        self.first = registered_context(self.uow, bank, clock, token=token,
+                                        seed=zlib.crc32(token.encode()))
         self.keys = 0
 
     @property
