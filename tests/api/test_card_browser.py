@@ -151,6 +151,8 @@ def test_the_browser_lists_every_item_with_its_state(browser: Any, study: Any,
     ("fake", ["budget-split", "running-first", "computed-card", "why-rollback"]),  # a tag
     ("预算", ["budget-split", "running-first"]),  # a section's zh title
     ("flashcard", ["computed-card"]),  # a kind
+    ("what is num_computed_tokens", ["computed-card"]),  # a flashcard's front
+    ("scheduling ledger", []),  # never a flashcard's back
     ("is:suspended", ["why-rollback"]),
     ("is:new spec", ["computed-card"]),
     ("nothing-like-this", []),
