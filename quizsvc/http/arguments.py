@@ -21,6 +21,7 @@ from quizsvc.errors import N_
 from quizsvc.http.validators import Length, OneOf, Range, Said
 from quizsvc.review.ratings import REVIEW_WORDS, ReviewRating, SelfRating
 from quizsvc.review.scheduling import MAX_RETENTION, MIN_RETENTION
+from quizsvc.study.cohorts import MAX_COHORT_NAME, MAX_DISPLAY_NAME, MAX_JOIN_CODE
 from quizsvc.study.lessons import LANGUAGES
 from quizsvc.study.limits import (
     MAX_BROWSE_PAGE,
@@ -232,6 +233,45 @@ class AnkiQuerySchema(StrictSchema):
     lang = fields.String(load_default="zh", validate=OneOf(LANG_MODES))
 
 
+class CohortCreateSchema(StrictSchema):
+    """A new cohort: the lesson it studies and the name its learners will see."""
+
+    lesson = fields.String(required=True, validate=Length(min=1, max=MAX_REF))
+    name = fields.String(required=True, validate=Length(min=1, max=MAX_COHORT_NAME))
+
+
+class CohortJoinSchema(StrictSchema):
+    """Join a cohort with its code, under a display name the learner chooses."""
+
+    code = fields.String(required=True, validate=Length(min=1, max=MAX_JOIN_CODE))
+    display_name = fields.String(required=True, validate=Length(min=1, max=MAX_DISPLAY_NAME),
+                                 metadata={"description": "the name the instructor sees; "
+                                           "no email or real name needed"})
+    share_explanations = fields.Boolean(load_default=False, metadata={
+        "description": "let the instructor read this learner's explanations verbatim"})
+
+
+class CohortJoinFormSchema(StrictSchema):
+    """The join page's form: the code is in the page's address."""
+
+    display_name = fields.String(required=True, validate=Length(min=1, max=MAX_DISPLAY_NAME))
+    share_explanations = fields.Boolean(load_default=False)
+
+
+ERASE_WORD = "erase"
+
+
+class EraseQuerySchema(StrictSchema):
+    """The confirmation that erasing everything is meant (``confirm=erase``)."""
+
+    confirm = fields.String(load_default=None, validate=OneOf((ERASE_WORD,)), metadata={
+        "description": "must be 'erase'; export first (GET /api/export) to keep a copy"})
+
+
+class EraseFormSchema(StrictSchema):
+    """The erase page's confirmation: the learner types or ticks ``erase``."""
+
+    confirm = fields.String(load_default=None, validate=OneOf((ERASE_WORD,)))
 class BrowseQuerySchema(StrictSchema):
     """Search a lesson's items (every word must match; ``is:due`` and the like filter by
     state) and choose the page (a GET form, so the page works without scripts)."""
