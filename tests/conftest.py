@@ -123,6 +123,8 @@ def app_config(engine: Engine, bank: Any, clock: FakeClock) -> dict[str, Any]:
         "SIMULATE_ADDRESS_RATE_LIMIT": "1000/second", "LINK_ADDRESS_RATE_LIMIT": "1000/second",
         "IMPORT_RATE_LIMIT": "1000/second", "IMPORT_ADDRESS_RATE_LIMIT": "1000/second",
         "ANKI_RATE_LIMIT": "1000/second", "ANKI_ADDRESS_RATE_LIMIT": "1000/second",
+        "RETENTION_RATE_LIMIT": "1000/second", "RETENTION_ADDRESS_RATE_LIMIT": "1000/second",
+        "REPORT_RATE_LIMIT": "1000/second", "REPORT_ADDRESS_RATE_LIMIT": "1000/second",
         "NEW_BROWSER_RATE_LIMIT": "1000000/second",
         "SANDBOX_CPU_PER_BROWSER": "1000000/second", "SANDBOX_CPU_PER_ADDRESS": "1000000/second",
         "SANDBOX_CPU_FOR_ALL": "1000000/second",
