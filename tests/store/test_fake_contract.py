@@ -25,7 +25,7 @@ from quizsvc.review.ratings import ReviewRating
 from quizsvc.store.repository import NoTransaction, Stale
 from quizsvc.store.sessions import StoredSession
 from quizsvc.store.unit_of_work import UnitOfWork
-from quizsvc.study import answering, lessons, reviews, serving, sessions
+from quizsvc.study import answering, holds, lessons, reviews, serving, sessions
 from quizsvc.study.linking import digest
 from tests.support.clock import FakeClock
 from tests.support.context import registered_context
@@ -407,10 +407,50 @@ def settings(uow: Any) -> Transcript:
     return transcript
 
 
+def holds_and_dues(uow: Any) -> Transcript:
+    """Suspend and bury through the use case: the session start and the due counts leave the
+    held items out, a burial ends when the next day starts, and an item not served yet
+    leaves the sessions that picked it."""
+    clock, bank = FakeClock(), FakeBank()
+    ctx = registered_context(uow, bank, clock, token="holds")
+    transcript: Transcript = []
+
+    def now() -> Any:
+        return dataclasses.replace(ctx, now=clock())
+
+    def read() -> None:
+        with uow.read():
+            transcript.append(uow.progress.card_dues(ctx.learner_id, LESSON_ID, clock()))
+            transcript.append(uow.progress.card_counts(
+                ctx.learner_id, ["budget-split", "running-first", "why-rollback"], clock()))
+            transcript.append(uow.holds.holds_in(ctx.learner_id, LESSON_ID))
+            transcript.append(uow.holds.hold_of(ctx.learner_id, "why-rollback"))
+
+    first = sessions.start_session(now(), LESSON_ID, "quiz", 2)
+    for _ in range(2):
+        served = serving.next_question(now(), first.id).question
+        assert served is not None
+        answering.submit(now(), served.variant_id, None if served.kind == "flashcard" else
+                         bank.variant(served.question_id, 0).answer, f"h-{served.question_id}")
+    clock.advance(days=200)
+    waiting = sessions.start_session(now(), LESSON_ID, "review", 4)
+    read()
+    transcript.append(dataclasses.asdict(holds.suspend(now(), "budget-split", True)))
+    transcript.append(dataclasses.asdict(holds.bury(now(), "why-rollback", True)))
+    transcript.append(sessions.get_session(now(), waiting.id).total)
+    read()
+    clock.advance(days=1)
+    read()
+    transcript.append(dataclasses.asdict(holds.suspend(now(), "budget-split", False)))
+    read()
+    return transcript
+
+
 SCENARIOS: dict[str, Callable[[Any], Transcript]] = {
     "shapes": shapes, "sessions and serving": sessions_and_serving, "study flow": study_flow,
     "stale writes": stale_writes, "mistakes and dues": mistakes_and_dues,
-    "mastery changes": mastery_changes, "settings": settings}
+    "mastery changes": mastery_changes, "settings": settings,
+    "holds and dues": holds_and_dues}
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS.values(), ids=SCENARIOS.keys())
