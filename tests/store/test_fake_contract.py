@@ -347,6 +347,39 @@ def mistakes_and_dues(uow: Any) -> Transcript:
     return transcript
 
 
+def mastery_changes(uow: Any) -> Transcript:
+    """A question's mastery row is inserted when first mastered, lapsed by a wrong answer and
+    updated when mastered again: each change as the policy decides it, on every store."""
+    ids, clock, bank = Ids(), FakeClock(), FakeBank()
+    ctx = registered_context(uow, bank, clock, token="mastery")
+    transcript: Transcript = []
+    mastered = []
+    for n, right in enumerate([True, True, False, True, True]):
+        ctx = dataclasses.replace(ctx, now=clock())
+        with uow.write():
+            uow.sessions.create_session(StoredSession(f"q{n}", ctx.learner_id, LESSON_ID,
+                                                      "quiz", 1, clock()),
+                                        [("budget-split", "practice")])
+        served = serving.next_question(ctx, f"q{n}").question
+        assert served is not None
+        with uow.read():
+            seed = uow.answers.read_snapshot(served.variant_id).seed
+        variant = bank.variant("budget-split", seed)
+        view = answering.submit(ctx, served.variant_id,
+                                variant.answer if right else wrong_of(variant), f"answer-{n}")
+        if not right:
+            answering.explain_attempt(ctx, view.id, "I split the budget evenly")
+        with uow.read():
+            [outcome] = uow.sessions.session_outcomes(ctx.learner_id, f"q{n}")
+            snapshot = uow.answers.read_snapshot(served.variant_id)
+            transcript += [plain(snapshot.mastery, ids), plain(outcome, ids),
+                           snapshot.right_closed_book_span, snapshot.last_wrong_reveal]
+        mastered.append(outcome.mastered)
+        clock.advance(days=1)
+    assert mastered == [None, True, False, False, True]  # insert, lapse, then update
+    return transcript
+
+
 def settings(uow: Any) -> Transcript:
     """The fit that schedules a card is the most specific scope's newest; retention's default."""
     clock = FakeClock()
@@ -416,7 +449,8 @@ def holds_and_dues(uow: Any) -> Transcript:
 SCENARIOS: dict[str, Callable[[Any], Transcript]] = {
     "shapes": shapes, "sessions and serving": sessions_and_serving, "study flow": study_flow,
     "stale writes": stale_writes, "mistakes and dues": mistakes_and_dues,
-    "settings": settings, "holds and dues": holds_and_dues}
+    "mastery changes": mastery_changes, "settings": settings,
+    "holds and dues": holds_and_dues}
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS.values(), ids=SCENARIOS.keys())
