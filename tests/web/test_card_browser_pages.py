@@ -111,3 +111,21 @@ def test_a_report_with_a_bad_reason_is_a_422_page(pages: FormBrowser) -> None:
     session_id = session_url.rstrip("/").rsplit("/", 1)[-1]
     assert pages.post(f"/study/{session_id}/report", variant_id=variant,
                       reason="spam").status_code == 422
+
+
+def test_reports_from_the_pages_are_rate_limited(app_config: dict, connection: Any) -> None:
+    """The page's form and ``POST /api/reports`` count against one limit per browser."""
+    from quizsvc import create_app
+    app = create_app({**app_config, "REPORT_RATE_LIMIT": "1/minute"})
+    app.extensions["quizsvc.db"].bind_to_connection(connection)
+    pages = FormBrowser(app)
+    session_url = start_quiz(pages)
+    page = text(pages.get(session_url))
+    variant = re.search(r'name="variant_id" value="([^"]+)"', page).group(1)
+    session_id = session_url.rstrip("/").rsplit("/", 1)[-1]
+    first = pages.post(f"/study/{session_id}/report", variant_id=variant, reason="other")
+    second = pages.post(f"/study/{session_id}/report", variant_id=variant, reason="other")
+    assert (first.status_code, second.status_code) == (303, 429)
+    api = pages.client.post("/api/reports", json={"variant_id": variant, "reason": "other"},
+                            headers={"X-CSRF-Token": pages.csrf})
+    assert api.status_code == 429
