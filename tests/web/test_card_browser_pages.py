@@ -35,6 +35,11 @@ def test_the_nav_and_browse_lead_to_the_lessons_browser(pages: FormBrowser) -> N
     assert response.status_code == 303 and response.location.endswith(BROWSE)
 
 
+def test_the_nav_marks_browse_as_the_current_place(pages: FormBrowser) -> None:
+    for path in (BROWSE, f"{BROWSE}/budget-split"):
+        assert '<a href="/browse" aria-current="page">' in text(pages.get(path))
+
+
 def test_the_browser_lists_every_item_and_searches_by_get(pages: FormBrowser) -> None:
     response = pages.get(BROWSE + "?lang=en")
     page = text(response)
