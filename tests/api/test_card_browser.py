@@ -217,8 +217,9 @@ def test_the_openapi_document_describes_the_browser(client: Any) -> None:
     paths = client.get("/api/openapi.json").json["paths"]
     assert "get" in paths["/api/lessons/{lesson_id}/items"]
     assert "get" in paths["/api/items/{question_id}/history"]
-    assert "put" in paths["/api/items/{question_id}/suspension"]
-    assert "put" in paths["/api/items/{question_id}/bury"]
+    for path in ("/api/items/{question_id}/suspension", "/api/items/{question_id}/bury"):
+        assert paths[path]["put"]["security"] == [{"csrf": []}]
+        assert "422" in paths[path]["put"]["responses"]
 
 
 def test_holds_leave_the_schedule_and_mastery_alone(browser: Any, study: Any, db: Any) -> None:
