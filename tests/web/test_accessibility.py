@@ -3,10 +3,11 @@ phone: zero WCAG 2.1 AA violations, and no interface text in the other language.
 is also kept as a screenshot (``test-output/screenshots/a11y-<lang>-<viewport>-<state>.png``).
 
 The walk is one learner's first session: home, the lesson and its reference pages, a quiz
-(a refused answer, a wrong answer at the explanation gate, the reveal, a right answer with its
-ratings, the summary), the lesson while a question is open (the open-book gate), flashcards,
-the simulator (and its error state), progress (and its charts' tables), linking, the Anki page
-and an unknown URL.
+(a refused answer, a wrong answer at the explanation gate, the reveal, a new variant tried
+after it and its result, a right answer with its ratings, the summary), the lesson while a
+question is open (the open-book gate), flashcards, the simulator (and its error state),
+progress (and its charts' tables), linking, the Anki page and an unknown URL. A second walk
+takes representative pages in the dark colour scheme.
 """
 
 from __future__ import annotations
@@ -146,6 +147,14 @@ def test_every_page_and_state_passes_axe(walk: Walk, live_server: LiveServer) ->
     page.locator("#explanation").fill("I gave the waiting request its budget first")
     step(page, lambda: page.locator("#explain-form button").click())
     checker.check("reveal")
+    if page.locator("#new-variant").count():  # a numeric question: try a new variant
+        reveal_url = page.url
+        step(page, lambda: page.locator("#new-variant").click())
+        checker.check("new-variant")
+        steps.type_answer(page, live_server, right=True)
+        step(page, lambda: page.locator("#submit-answer").click())
+        checker.check("new-variant-result")
+        page.goto(reveal_url)
     step(page, lambda: page.locator("#next-link").click())
     steps.type_answer(page, live_server, right=True)
     step(page, lambda: page.locator("#submit-answer").click())
