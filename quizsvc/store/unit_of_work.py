@@ -39,10 +39,15 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from quizsvc.errors import N_, Busy
 from quizsvc.store.answers import AnswerRepository
+from quizsvc.store.cohorts import CohortRepository
 from quizsvc.store.database import READ_ONLY
+from quizsvc.store.erasure import ErasureRepository
 from quizsvc.store.history import HistoryRepository
+from quizsvc.store.holds import HoldRepository
+from quizsvc.store.items import ItemRepository
 from quizsvc.store.learners import LearnerRepository
-from quizsvc.store.progress import ProgressRepository
+from quizsvc.store.progress import GroupProgressRepository, ProgressRepository
+from quizsvc.store.reports import ReportRepository
 from quizsvc.store.repository import NoTransaction
 from quizsvc.store.scheduler_settings import SettingsRepository
 from quizsvc.store.self_assessments import SelfAssessmentRepository
@@ -70,6 +75,12 @@ class UnitOfWork:
         self.progress = ProgressRepository(self)
         self.settings = SettingsRepository(self)
         self.self_assessments = SelfAssessmentRepository(self)
+        self.cohorts = CohortRepository(self)
+        self.group_progress = GroupProgressRepository(self)
+        self.erasure = ErasureRepository(self)
+        self.holds = HoldRepository(self)
+        self.items = ItemRepository(self)
+        self.reports = ReportRepository(self)
 
     def fresh(self) -> UnitOfWork:
         """Return a new unit of work on the same database (a job's own, with its deadline)."""

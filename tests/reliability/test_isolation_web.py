@@ -236,6 +236,52 @@ def simulator(mallory, a):
     status(mallory.get("/simulator"), 200)
 
 
+@attack("GET", "/join/<code>")
+def open_a_join_page_with_alices_link_code(mallory, a):
+    status(mallory.get(f"/join/{a.code}"), 404)
+
+
+@attack("POST", "/join/<code>")
+def join_with_alices_link_code(mallory, a):
+    status(mallory.post(f"/join/{a.code}", display_name="Mallory"), 404)
+
+
+@attack("GET", "/cohorts/mine")
+def list_cohorts(mallory, a):
+    assert SECTION_NOTE not in status(mallory.get("/cohorts/mine"), 200)
+
+
+@attack("POST", "/cohorts/mine/<int:cohort_id>/leave")
+def leave_a_cohort_mallory_is_not_in(mallory, a):
+    status(mallory.post("/cohorts/mine/1/leave"), 404)
+
+
+@attack("GET", "/cohorts/<int:cohort_id>/<token>")
+def read_a_cohort_with_a_guessed_token(mallory, a):
+    status(mallory.get(f"/cohorts/1/{a.code}"), 404)
+
+
+@attack("GET", "/cohorts/<int:cohort_id>/<token>/gradebook.csv")
+def download_a_gradebook_with_a_guessed_token(mallory, a):
+    status(mallory.get(f"/cohorts/1/{a.code}/gradebook.csv"), 404)
+
+
+@attack("GET", "/erase")
+def read_the_erase_page(mallory, a):
+    assert SECTION_NOTE not in status(mallory.get("/erase"), 200)
+
+
+@attack("POST", "/erase")
+def erase_mallory_only(mallory, a):
+    status(mallory.post("/erase"), 422)
+    status(mallory.post("/erase", confirm="erase"), 303)
+
+
+@attack("GET", "/erase/done")
+def read_the_erased_page(mallory, a):
+    status(mallory.get("/erase/done"), 200)
+
+
 def page_routes(app: Any) -> set[tuple[str, str]]:
     """Return every (method, rule) of the pages (not the API, not static files)."""
     return {(method, rule.rule) for rule in app.url_map.iter_rules()
@@ -272,6 +318,8 @@ STATE_CHANGES = [
     ("/link/code", {}),
     ("/link/redeem", {"code": "{code}"}),
     ("/progress/retention", {"desired_retention": "0.70"}),
+    ("/erase", {"confirm": "erase"}),
+    ("/cohorts/mine/1/leave", {}),
     ("/api/link-codes", {}),
     ("/api/sessions", {"lesson": LESSON}),
     ("/api/attempts/{attempt}/explanation", {"explanation": "evil"}),

@@ -2,12 +2,16 @@
 phone: zero WCAG 2.1 AA violations, and no interface text in the other language. Each state
 is also kept as a screenshot (``test-output/screenshots/a11y-<lang>-<viewport>-<state>.png``).
 
-The walk is one learner's first session: home, the lesson and its reference pages, a quiz
-(a refused answer, a wrong answer at the explanation gate, the reveal, a new variant tried
-after it and its result, a right answer with its ratings, the summary), the lesson while a
-question is open (the open-book gate), flashcards, the simulator (and its error state),
-progress (and its charts' tables), linking, the Anki page and an unknown URL. A second walk
-takes representative pages in the dark colour scheme.
+The walk is one learner's first session: home, the lesson (on a phone also with its contents
+unfolded) and its reference pages, a quiz (a refused answer, a wrong answer at the explanation
+gate, a refused diagnosis, the reveal with its graded diagnosis, a new variant tried after it
+and its result, a right answer with its ratings, the summary), the lesson while a question is
+open (the open-book gate), flashcards, the simulator (and its error state), progress (and its
+charts' tables), linking, the Anki page and an unknown URL; a report of a problem sent from
+the reveal, and the card browser (the list, a suspension, a search, an item's history, a
+search that finds nothing); then joining a cohort (refused, joined), the cohort's instructor
+page, and erasing (asked, erased). A second walk takes representative pages in the dark
+colour scheme.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from babel.messages.pofile import read_po
 
 from quizsvc.http.language import TRANSLATIONS
 from tests.support import pages as steps
+from tests.support.cohorts import live_cohort
 from tests.support.live import LiveServer
 
 pytestmark = pytest.mark.browser
@@ -129,6 +134,9 @@ def test_every_page_and_state_passes_axe(walk: Walk, live_server: LiveServer) ->
                         (f"/lessons/{lesson}/glossary", "glossary"), ("/quiz", "quiz-start")):
         page.goto(path)
         checker.check(state)
+        if state == "lesson" and page.locator(".toc-fold summary").is_visible():
+            page.locator(".toc-fold summary").click()  # a phone: the contents unfolded
+            checker.check("lesson-contents")
 
     steps.start(page, "/quiz", size=2)
     session_url = page.url
@@ -147,6 +155,11 @@ def test_every_page_and_state_passes_axe(walk: Walk, live_server: LiveServer) ->
     page.locator("#explanation").fill("I gave the waiting request its budget first")
     step(page, lambda: page.locator("#explain-form button").click())
     checker.check("reveal")
+    page.locator("#report summary").click()
+    page.locator("#report-reason").select_option("unclear")
+    page.locator("#report-text").fill("Which request goes first here?")
+    step(page, lambda: page.locator("#report-form button").click())
+    checker.check("report-sent")
     if page.locator("#new-variant").count():  # a numeric question: try a new variant
         reveal_url = page.url
         step(page, lambda: page.locator("#new-variant").click())
@@ -167,6 +180,17 @@ def test_every_page_and_state_passes_axe(walk: Walk, live_server: LiveServer) ->
     step(page, lambda: page.locator("#submit-answer").click())
     checker.check("flashcard-back")
 
+    page.goto("/browse")
+    checker.check("browse")
+    step(page, lambda: page.locator("#browse-table .hold-form button[value=suspend]")
+         .first.click())
+    checker.check("browse-suspended")
+    page.goto(f"/lessons/{lesson}/browse?q=is:suspended")
+    checker.check("browse-search")
+    step(page, lambda: page.locator("#browse-table th[scope=row] a").first.click())
+    checker.check("browse-item")
+    page.goto(f"/lessons/{lesson}/browse?q=no-such-words-anywhere")
+    checker.check("browse-empty")
     for path, state in (("/simulator", "simulator"), ("/simulator?token_budget=0",
                                                       "simulator-error"),
                         ("/progress", "progress"), ("/link", "link"),
@@ -179,6 +203,24 @@ def test_every_page_and_state_passes_axe(walk: Walk, live_server: LiveServer) ->
     page.goto("/link")
     step(page, lambda: page.locator("#code-form button").click())
     checker.check("link-code")
+
+    cohort = live_cohort(live_server, f"Class {checker.name}")
+    page.goto(f"/join/{cohort.join_code}")
+    checker.check("cohort-join")
+    page.locator("#display-name").fill("a@b")
+    step(page, lambda: page.locator("#join-form button[type=submit]").click())
+    checker.check("cohort-join-refused")
+    page.locator("#display-name").fill("Lin")
+    page.locator("#share-explanations").check()
+    step(page, lambda: page.locator("#join-form button[type=submit]").click())
+    checker.check("cohort-joined")
+    page.goto(f"/cohorts/{cohort.id}/{cohort.instructor_token}")
+    checker.check("cohort-instructor")
+    page.goto("/erase")
+    checker.check("erase")
+    page.locator("#confirm-erase").check()
+    step(page, lambda: page.locator("#erase-form button").click())
+    checker.check("erased")
     assert not checker.found, "\n\n".join(f"== {state}\n{report}"
                                           for state, report in checker.found.items())
     assert len(checker.states) >= 20

@@ -18,7 +18,7 @@ from tests.support.fake_bank import LESSON_ID
 
 PAGES = ["/", "/lessons", f"/lessons/{LESSON_ID}", f"/lessons/{LESSON_ID}?lang=en", "/quiz",
          "/review", "/flashcards", "/simulator", "/progress", "/link",
-         f"/lessons/{LESSON_ID}/anki"]
+         f"/lessons/{LESSON_ID}/anki", "/cohorts/mine", "/erase"]
 CSS = Path(__file__).resolve().parents[2] / "quizsvc" / "web" / "static" / "site.css"
 
 

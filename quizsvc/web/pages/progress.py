@@ -12,6 +12,7 @@ from werkzeug.wrappers import Response as BaseResponse
 from quizsvc.errors import Invalid
 from quizsvc.http.arguments import DesiredRetentionFormSchema
 from quizsvc.http.context import current_context
+from quizsvc.http.limits import retention_limit
 from quizsvc.review import calibration
 from quizsvc.study import progress, scheduling_settings, statistics
 from quizsvc.web.pages.chrome import bp, parse_form, said, see_other
@@ -47,6 +48,7 @@ def render_progress(retention_error: tuple[str, str] | None = None,
 
 
 @bp.post("/progress/retention")
+@retention_limit()
 def set_retention() -> BaseResponse | tuple[str, int]:
     """Save the desired retention from the progress page's form; the cards follow it."""
     try:
