@@ -25,7 +25,7 @@ from quizsvc.review.ratings import ReviewRating
 from quizsvc.store.repository import NoTransaction, Stale
 from quizsvc.store.sessions import StoredSession
 from quizsvc.store.unit_of_work import UnitOfWork
-from quizsvc.study import answering, holds, lessons, reviews, serving, sessions
+from quizsvc.study import answering, holds, lessons, reviews, serving, sessions, variants
 from quizsvc.study.linking import digest
 from tests.support.clock import FakeClock
 from tests.support.context import registered_context
@@ -446,11 +446,49 @@ def holds_and_dues(uow: Any) -> Transcript:
     return transcript
 
 
+def new_variants(uow: Any) -> Transcript:
+    """A new variant of a revealed numeric answer is served as practice, one open at a time,
+    never a closed-book question for the open-book warning; its answer is practice."""
+    ids, clock, bank = Ids(), FakeClock(), FakeBank()
+    ctx = registered_context(uow, bank, clock, token="variants")
+    started = sessions.start_session(ctx, LESSON_ID, "quiz", 1)
+    served = serving.next_question(ctx, started.id).question
+    assert served is not None and served.question_id == "budget-split"
+
+    def right(variant_id: str) -> Any:
+        with uow.read():
+            snapshot = uow.answers.read_snapshot(variant_id)
+        assert snapshot is not None
+        return bank.variant(snapshot.question_id, snapshot.seed).answer
+
+    first = answering.submit(ctx, served.variant_id, right(served.variant_id), "first")
+    transcript: Transcript = []
+    tried = [variants.new_variant(ctx, first.id) for _ in range(3)]
+    with uow.read():
+        transcript.append(uow.sessions.open_variants(ctx.learner_id))
+        transcript.append(uow.sessions.session_of_open_variant(ctx.learner_id))
+        found = [uow.sessions.practice_variant(ctx.learner_id, t.variant_id) for t in tried]
+        transcript.append([None if f is None else (f.question_id, f.attempt_id) for f in found])
+        snapshot = uow.answers.read_snapshot(tried[-1].variant_id)
+        assert snapshot is not None
+        transcript.append(snapshot.practice)
+    practice = answering.submit(ctx, tried[-1].variant_id, right(tried[-1].variant_id),
+                                "practice")
+    transcript.append((practice.practice, practice.closed_book))
+    with uow.read():
+        answered = uow.sessions.practice_variant(ctx.learner_id, tried[-1].variant_id)
+        assert answered is not None
+        transcript.append(ids("attempt", answered.attempt_id))
+        transcript.append(uow.sessions.practice_variant(ctx.learner_id + 1,
+                                                        tried[-1].variant_id))
+    return transcript
+
+
 SCENARIOS: dict[str, Callable[[Any], Transcript]] = {
     "shapes": shapes, "sessions and serving": sessions_and_serving, "study flow": study_flow,
     "stale writes": stale_writes, "mistakes and dues": mistakes_and_dues,
     "mastery changes": mastery_changes, "settings": settings,
-    "holds and dues": holds_and_dues}
+    "holds and dues": holds_and_dues, "new variants": new_variants}
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS.values(), ids=SCENARIOS.keys())

@@ -45,6 +45,7 @@ from quizsvc.store.sessions import (
     RECENTLY_REVEALED,
     ItemOutcome,
     ItemState,
+    PracticeVariant,
     SessionState,
     StoredSession,
 )
@@ -113,7 +114,8 @@ class FakeAnswers(FakeRepository):
             review_seq=learner["review_seq"], card=card, mastery=record,
             right_closed_book_span=(min(rights), max(rights)) if rights else None,
             last_wrong_reveal=max(reveals) if reveals else None,
-            settings=self.uow.settings.read_settings(learner_id, served["lesson"]))
+            settings=self.uow.settings.read_settings(learner_id, served["lesson"]),
+            practice=bool(served["practice"]))
 
     def read_run(self, learner_id: int, question_id: str) -> list[GradedAttempt]:
         """Read the question's current run: its graded attempts from the latest wrong one on."""
@@ -321,6 +323,24 @@ class FakeSessions(FakeRepository):
             order=lambda row: (row["revealed_at"], row["id"]), reverse=True)
         return tuple(dict.fromkeys(row["content_key"] for row in found[:RECENTLY_REVEALED]))
 
+    def serve_practice(self, variant: dict[str, Any]) -> None:
+        """Store a variant served as practice, outside any session, in place of the
+        learner's practice variant still open."""
+        self.tables.delete("served_variant", lambda row: row["learner_id"]
+                           == variant["learner_id"] and row["practice"] and not row["answered"])
+        self.tables.insert("served_variant", variant | {"practice": True})
+
+    def practice_variant(self, learner_id: int, variant_id: str) -> PracticeVariant | None:
+        """Return one of this learner's practice variants with its attempt, if answered."""
+        t = self.tables
+        served = t.get("served_variant", variant_id)
+        if served is None or served["learner_id"] != learner_id or not served["practice"]:
+            return None
+        attempts = t.select("attempt", lambda row: row["variant_id"] == variant_id)
+        return PracticeVariant(served["id"], served["question_id"], served["seed"],
+                               served["bank_version"], served["served_at"],
+                               attempts[0]["id"] if attempts else None)
+
     def serve_item(self, item_id: int, variant: dict[str, Any]) -> None:
         """Store a served variant and point the item at it; raise ``Stale`` (writing
         nothing) when another request served the item first."""
@@ -369,14 +389,18 @@ class FakeSessions(FakeRepository):
                                   open_book=True)
 
     def open_variants(self, learner_id: int, lesson: str | None = None) -> int:
-        """Count this learner's open closed-book variants (of ``lesson``, or all)."""
-        return len(self.tables.select("served_variant", self.open_condition(learner_id, lesson)))
+        """Count this learner's open closed-book variants (of ``lesson``, or all); a variant
+        served as practice is not closed-book."""
+        condition = self.open_condition(learner_id, lesson)
+        return len(self.tables.select("served_variant",
+                                      lambda row: condition(row) and not row["practice"]))
 
     def session_of_open_variant(self, learner_id: int, lesson: str | None = None
                                 ) -> str | None:
         """Return the session of this learner's latest open closed-book variant."""
         t = self.tables
-        latest = t.select("served_variant", self.open_condition(learner_id, lesson),
+        condition = self.open_condition(learner_id, lesson)
+        latest = t.select("served_variant", lambda row: condition(row) and not row["practice"],
                           order=lambda row: row["served_at"], reverse=True)
         for served in latest:
             items = t.select("session_item", lambda row, v=served["id"]: row["variant_id"] == v)
