@@ -40,6 +40,7 @@ VARIANT_ID = Length(min=1, max=MAX_VARIANT_ID)
 IDEMPOTENCY_KEY = Length(min=1, max=MAX_IDEMPOTENCY_KEY)
 NOTE = Length(max=MAX_NOTE)
 RETENTION = Range(min=MIN_RETENTION, max=MAX_RETENTION)
+ITEM_ANALYSIS_FORMATS = ("json", "csv", "rules-csv")
 
 
 class StrictSchema(ma.Schema):
@@ -113,6 +114,14 @@ class LessonQuerySchema(StrictSchema):
     """Filter by lesson."""
 
     lesson = fields.String(validate=Length(min=1, max=MAX_REF))
+
+
+class ItemAnalysisQuerySchema(StrictSchema):
+    """Choose the lesson of an item analysis (all lessons without one) and its form: JSON, or
+    CSV of the questions or of the rules."""
+
+    lesson = fields.String(load_default=None, validate=Length(min=1, max=MAX_REF))
+    format = fields.String(load_default="json", validate=OneOf(ITEM_ANALYSIS_FORMATS))
 
 
 class SelfAssessmentPutSchema(StrictSchema):

@@ -30,6 +30,12 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from quizsvc.review import mastery
+
+# What an analysed answer is, as the ``attempt`` fields it tests (the store's query is built
+# from it): server-graded (``mastery.READ``) and closed-book (stored false for an open-book
+# answer and for practice just after a reveal).
+COUNTED: mastery.Condition = (*mastery.READ, ("closed_book", True))
 # A discrimination figure over fewer learners than this is mostly noise (Moodle warns below
 # a similar count); none is given.
 MIN_LEARNERS = 20

@@ -41,6 +41,7 @@ from quizsvc.errors import N_, Busy
 from quizsvc.store.answers import AnswerRepository
 from quizsvc.store.database import READ_ONLY
 from quizsvc.store.history import HistoryRepository
+from quizsvc.store.item_statistics import ItemStatisticsRepository
 from quizsvc.store.learners import LearnerRepository
 from quizsvc.store.progress import ProgressRepository
 from quizsvc.store.repository import NoTransaction
@@ -70,6 +71,7 @@ class UnitOfWork:
         self.progress = ProgressRepository(self)
         self.settings = SettingsRepository(self)
         self.self_assessments = SelfAssessmentRepository(self)
+        self.item_statistics = ItemStatisticsRepository(self)
 
     def fresh(self) -> UnitOfWork:
         """Return a new unit of work on the same database (a job's own, with its deadline)."""

@@ -10,15 +10,17 @@ from collections.abc import Callable
 from functools import wraps
 from typing import Any, ClassVar
 
-from flask import current_app, request
+from flask import Response, current_app, request
 from flask.views import MethodView
 
 from quizsvc.api.blueprint import ApiBlueprint
+from quizsvc.api.schemas import ItemAnalysisSchema
 from quizsvc.errors import N_, NotFound, Unauthorized
-from quizsvc.http.arguments import PreviewQuerySchema
+from quizsvc.http.arguments import ItemAnalysisQuerySchema, PreviewQuerySchema
+from quizsvc.http.context import author_context
 from quizsvc.http.limits import author_rate_limit
 from quizsvc.runtime import runtime
-from quizsvc.study import author
+from quizsvc.study import author, item_analysis
 
 AUTHOR_SECURITY: list[dict[str, list[str]]] = [{"author": []}]
 
@@ -75,3 +77,26 @@ class BankExport(MethodView):
         """Export the bank's lessons and questions."""
         bank, index = runtime().teaching()
         return author.export_bank(bank, index)
+
+
+@blp.route("/item-analysis")
+class ItemAnalysis(MethodView):
+    """Item analysis over every learner."""
+
+    decorators: ClassVar[list[Callable[..., Any]]] = [author_rate_limit()]
+
+    @blp.arguments(ItemAnalysisQuerySchema, location="query")
+    @blp.response(200, ItemAnalysisSchema)
+    @blp.alt_response(200, schema={"type": "string"}, content_type="text/csv",
+                      description="with format=csv one row per question; with "
+                      "format=rules-csv one row per rule")
+    @blp.doc(security=AUTHOR_SECURITY)
+    @require_author
+    def get(self, query: dict[str, Any]) -> Any:
+        """Analyse each question and rule over every learner's first closed-book answers."""
+        report = item_analysis.item_analysis_report(author_context(), query["lesson"])
+        if query["format"] == "json":
+            return report
+        name, text = item_analysis.report_csv(report, query["format"])
+        return Response(text, mimetype="text/csv",
+                        headers={"Content-Disposition": f"attachment; filename={name}"})
