@@ -41,6 +41,7 @@ IDEMPOTENCY_KEY = Length(min=1, max=MAX_IDEMPOTENCY_KEY)
 NOTE = Length(max=MAX_NOTE)
 RETENTION = Range(min=MIN_RETENTION, max=MAX_RETENTION)
 ITEM_ANALYSIS_FORMATS = ("json", "csv", "rules-csv")
+MAX_AUTHOR_TOKEN = 512  # characters of a posted author token (longer ones are not it)
 
 
 class StrictSchema(ma.Schema):
@@ -122,6 +123,12 @@ class ItemAnalysisQuerySchema(StrictSchema):
 
     lesson = fields.String(load_default=None, validate=Length(min=1, max=MAX_REF))
     format = fields.String(load_default="json", validate=OneOf(ITEM_ANALYSIS_FORMATS))
+
+
+class AuthorSignInFormSchema(StrictSchema):
+    """The author pages' sign-in form: the author token, posted once."""
+
+    token = fields.String(required=True, validate=Length(min=1, max=MAX_AUTHOR_TOKEN))
 
 
 class SelfAssessmentPutSchema(StrictSchema):

@@ -5,18 +5,17 @@ With no token configured these routes answer 404 as if they did not exist.
 
 from __future__ import annotations
 
-import hmac
 from collections.abc import Callable
 from functools import wraps
 from typing import Any, ClassVar
 
-from flask import Response, current_app, request
+from flask import Response
 from flask.views import MethodView
 
 from quizsvc.api.blueprint import ApiBlueprint
 from quizsvc.api.schemas import ItemAnalysisSchema
-from quizsvc.errors import N_, NotFound, Unauthorized
 from quizsvc.http.arguments import ItemAnalysisQuerySchema, PreviewQuerySchema
+from quizsvc.http.author import require_bearer
 from quizsvc.http.context import author_context
 from quizsvc.http.limits import author_rate_limit
 from quizsvc.runtime import runtime
@@ -33,16 +32,7 @@ def require_author(view: Callable[..., Any]) -> Callable[..., Any]:
 
     @wraps(view)
     def guarded(*args: Any, **kwargs: Any) -> Any:
-        token = current_app.config.get("AUTHOR_TOKEN")
-        if not token:
-            raise NotFound(N_("Author views are not enabled."), reason="author_disabled")
-        given = request.headers.get("Authorization", "")
-        scheme, _, value = given.partition(" ")
-        if scheme.lower() != "bearer" or not hmac.compare_digest(
-                value.encode("utf-8", "surrogateescape"), token.encode()):
-            raise Unauthorized(N_("This view needs the author token."),
-                               {"headers": {"Authorization": ["Bearer <author token>"]}},
-                               reason="author_token")
+        require_bearer()
         return view(*args, **kwargs)
 
     return guarded

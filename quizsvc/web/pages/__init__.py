@@ -3,12 +3,13 @@
 ``chrome`` holds the ``web`` blueprint and what every page shares (language, navigation,
 refusals as pages); ``study`` the home page, sessions, questions and attempts; ``lessons`` the
 lessons, their self-assessments and Anki page; ``open_book`` the page that asks before the
-book opens; ``progress``, ``simulator`` and ``link`` their pages. Importing this package adds
-every area's routes to ``bp``, which ``quizsvc.create_app`` registers. The presentation
-helpers the pages share are ``quizsvc.web.presentation``.
+book opens; ``progress``, ``simulator`` and ``link`` their pages; ``author`` the author's
+sign-in and item analysis. Importing this package adds every area's routes to ``bp``, which
+``quizsvc.create_app`` registers. The presentation helpers the pages share are
+``quizsvc.web.presentation``.
 """
 
-from quizsvc.web.pages import lessons, link, open_book, progress, simulator, study
+from quizsvc.web.pages import author, lessons, link, open_book, progress, simulator, study
 from quizsvc.web.pages.chrome import bp
 
-__all__ = ["bp", "lessons", "link", "open_book", "progress", "simulator", "study"]
+__all__ = ["author", "bp", "lessons", "link", "open_book", "progress", "simulator", "study"]
