@@ -40,6 +40,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from quizsvc.errors import N_, Busy
 from quizsvc.store.answers import AnswerRepository
 from quizsvc.store.database import READ_ONLY
+from quizsvc.store.exports import ExportRepository
 from quizsvc.store.history import HistoryRepository
 from quizsvc.store.item_statistics import ItemStatisticsRepository
 from quizsvc.store.learners import LearnerRepository
@@ -72,6 +73,7 @@ class UnitOfWork:
         self.settings = SettingsRepository(self)
         self.self_assessments = SelfAssessmentRepository(self)
         self.item_statistics = ItemStatisticsRepository(self)
+        self.exports = ExportRepository(self)
 
     def fresh(self) -> UnitOfWork:
         """Return a new unit of work on the same database (a job's own, with its deadline)."""

@@ -33,8 +33,8 @@ def test_a_request_that_loses_the_race_serves_what_the_winner_stored(
     real_draw = serving.draw_variant
     winner: dict[str, str] = {}
 
-    def draw_then_lose(ctx: Any, question: Any, seen: Any = ()) -> Any:
-        seed, built = real_draw(ctx, question, seen)
+    def draw_then_lose(ctx: Any, question: Any, *choices: Any) -> Any:
+        seed, built = real_draw(ctx, question, *choices)
         if not winner:  # the concurrent request writes between this one's read and write
             with ctx.uow.write():  # the other request's own transaction
                 state = ctx.uow.sessions.session_state(ctx.learner_id, session["id"])
