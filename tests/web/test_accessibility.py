@@ -5,7 +5,8 @@ is also kept as a screenshot (``test-output/screenshots/a11y-<lang>-<viewport>-<
 The walk is one learner's first session: home, the lesson and its reference pages, a quiz
 (a refused answer, a wrong answer at the explanation gate, the reveal, a right answer with its
 ratings, the summary), the lesson while a question is open (the open-book gate), flashcards,
-the simulator (and its error state), progress, linking, the Anki page and an unknown URL.
+the simulator (and its error state), progress, linking, the Anki page, an unknown URL, and
+the author's sign-in and item analysis (its variants unfolded).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from babel.messages.pofile import read_po
 
 from quizsvc.http.language import TRANSLATIONS
 from tests.support import pages as steps
-from tests.support.live import LiveServer
+from tests.support.live import LIVE_AUTHOR_TOKEN, LiveServer
 
 pytestmark = pytest.mark.browser
 
@@ -160,6 +161,12 @@ def test_every_page_and_state_passes_axe(walk: Walk, live_server: LiveServer) ->
     page.goto("/link")
     step(page, lambda: page.locator("#code-form button").click())
     checker.check("link-code")
+    page.goto("/author/item-analysis")
+    checker.check("author-sign-in")
+    page.locator("#author-token").fill(LIVE_AUTHOR_TOKEN)
+    step(page, lambda: page.locator("#author-sign-in button").click())
+    page.locator("#variants-h ~ details summary").first.click()
+    checker.check("item-analysis")
     assert not checker.found, "\n\n".join(f"== {state}\n{report}"
                                           for state, report in checker.found.items())
     assert len(checker.states) >= 20

@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import csv
 import io
+import logging
 
 import pytest
 from sqlalchemy import func, select
 
 from quizsvc import create_app
+from quizsvc.http.logs import log_handler
 from quizsvc.store.models import Browser, Learner
 from tests.api.test_item_analysis import take_quiz
+from tests.http.test_logs import written
 from tests.support.browsers import FormBrowser
 from tests.support.clock import FakeClock
 
@@ -113,3 +116,28 @@ def test_signing_out_ends_the_session(signed_in):
 def test_without_a_configured_token_the_pages_do_not_exist(client):
     assert client.get(PAGE).status_code == 404
     assert client.get("/author/item-analysis.csv").status_code == 404
+
+
+def test_the_token_reaches_no_log_line(author_app):
+    stream = io.StringIO()
+    handler = log_handler("json", stream)
+    root = logging.getLogger()
+    level = root.level
+    root.addHandler(handler)
+    root.setLevel(logging.DEBUG)
+    try:
+        browser = FormBrowser(author_app)
+        browser.post("/author/sign-in", token="wrong-" + TOKEN)
+        browser.post("/author/sign-in", token=TOKEN)
+        browser.get(PAGE)
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(level)
+    lines = written(stream)
+    assert any(line["route"] == "/author/sign-in" for line in lines)
+    assert TOKEN not in stream.getvalue()
+
+
+def test_author_pages_are_not_stored(author_app, signed_in):
+    assert signed_in.get(PAGE).headers["Cache-Control"] == "no-store"
+    assert FormBrowser(author_app).get(PAGE).headers["Cache-Control"] == "no-store"
