@@ -13,6 +13,15 @@ learners = N requests at once). Figures move with whatever else the machine is r
     .venv/bin/python bench/load.py [--backend postgresql|sqlite] [--workers 2]
                                    [--learners 1,2,4,8,16,32] [--seconds 10] [--think-ms 0]
 
+Open loop (``--rates 50,100,150,200``): a class of learners who think between answers. Requests
+arrive at a fixed mean rate (a Poisson process, independent of how fast the service answers),
+each one the next step of a learner who is not waiting for a reply: fetch the next question or
+answer the one in hand. Latency is counted from the moment a request was due, not from when a
+sender got to it, so a service that falls behind is charged its queue (no coordinated
+omission). For each rate it prints p50/p99 of answers and of next questions, and the highest
+rate at which both p99s stay under ``--p99-ms`` with no error (issue 21's target: p99 under
+50 ms at 150 requests/s on PostgreSQL with 2 workers).
+
 PostgreSQL: a scratch database ``quizsvc_load`` is created on the server of
 ``QUIZSVC_BENCH_POSTGRES_URL`` (default ``postgresql+psycopg://postgres@127.0.0.1:5432/postgres``)
 and dropped afterwards. Everything talks to 127.0.0.1 only.
@@ -103,6 +112,9 @@ class Learner:
             connection.close()
         self.samples.append(Sample(kind, time.perf_counter() - began, status))
         if not 200 <= status < 300:
+            if os.environ.get("QUIZSVC_LOAD_SAY_ERRORS"):
+                print(f"{kind} {method} {path} {body!r:.200} -> {status} {data[:300]!r}",
+                      file=sys.stderr, flush=True)
             return None
         return json.loads(data) if data else {}
 
@@ -168,6 +180,176 @@ def drive(port: int, learners: int, seconds: float, think: float, out: Any) -> N
     elapsed = time.monotonic() - began
     out.put((elapsed, [(s.kind, s.seconds, s.status) for learner in crowd
                        for s in learner.samples]))
+
+
+# ---------------------------------------------------------------- open loop
+
+
+class OpenLoopLearner:
+    """A learner stepping through quiz sessions one request at a time: next, answer, next..."""
+
+    def __init__(self, port: int, seed: int) -> None:
+        self.http = Learner(port)
+        self.rng = random.Random(seed)
+        self.session: str | None = None
+        self.question: dict[str, Any] | None = None
+        self.busy = False
+
+    def step(self, due: float, samples: list[tuple[str, float, int]]) -> None:
+        """Send this learner's next request; record its latency counted from ``due``."""
+        http_ = self.http
+        if self.session is None:
+            started = http_.call("start", "POST", "/api/sessions",
+                                 {"lesson": LESSON, "mode": "quiz", "size": SESSION_SIZE})
+            kind = "start"
+            self.session = started["id"] if started else None
+        elif self.question is None:
+            item = http_.call("next", "GET", f"/api/sessions/{self.session}/next")
+            kind = "next"
+            if item is None or item["done"]:
+                self.session = None
+            else:
+                self.question = item["question"]
+        else:
+            question, self.question = self.question, None
+            http_.call("answer", "POST", "/api/attempts", {
+                "variant_id": question["variant_id"], "answer": guess(question, self.rng)})
+            kind = "answer"
+        last = http_.samples.pop()
+        samples.append((kind, time.perf_counter() - due, last.status))
+
+
+def open_loop(port: int, rate: float, seconds: float, learners: int, senders: int,
+              out: Any) -> None:
+    """Send requests at ``rate`` per second (Poisson arrivals) for ``seconds``, each the next
+    step of an idle learner, from ``senders`` threads; send back the samples."""
+    import queue
+
+    crowd = [OpenLoopLearner(port, seed) for seed in range(learners)]
+    for learner in crowd:  # each arrives with a session started: the load is what follows
+        learner.http.call("me", "GET", "/api/me")
+        learner.step(time.perf_counter(), [])
+        learner.http.samples.clear()
+    rng = random.Random(1)
+    arrivals: queue.Queue[tuple[float, OpenLoopLearner] | None] = queue.Queue()
+    samples: list[tuple[str, float, int]] = []
+    lock = threading.Lock()
+    starved = 0
+
+    def send() -> None:
+        while True:
+            item = arrivals.get()
+            if item is None:
+                return
+            due, learner = item
+            mine: list[tuple[str, float, int]] = []
+            learner.step(due, mine)
+            with lock:
+                samples.extend(mine)
+                learner.busy = False
+
+    threads = [threading.Thread(target=send, daemon=True) for _ in range(senders)]
+    for thread in threads:
+        thread.start()
+    began = time.perf_counter()
+    due = began
+    idle = 0
+    while True:
+        due += rng.expovariate(rate)
+        if due - began >= seconds:
+            break
+        pause = due - time.perf_counter()
+        if pause > 0:
+            time.sleep(pause)
+        chosen: OpenLoopLearner | None = None
+        with lock:
+            for _ in range(len(crowd)):  # the next learner not waiting for a reply
+                candidate = crowd[idle]
+                idle = (idle + 1) % len(crowd)
+                if not candidate.busy:
+                    candidate.busy = True
+                    chosen = candidate
+                    break
+        if chosen is None:
+            starved += 1  # every learner is waiting: the service is far behind
+            continue
+        arrivals.put((due, chosen))
+    for _ in threads:
+        arrivals.put(None)
+    for thread in threads:
+        thread.join(timeout=2 * TIMEOUT + 30)
+    out.put((time.perf_counter() - began, samples, starved))
+
+
+@dataclass
+class Rate:
+    """The figures of one arrival rate."""
+
+    rate: float
+    seconds: float
+    sent: int
+    starved: int
+    latencies: dict[str, list[float]]
+    errors: Counter[int]
+
+    def p(self, kind: str, q: float) -> float:
+        """Return the ``q`` quantile of ``kind``'s latencies in ms (nan without samples)."""
+        values = sorted(self.latencies.get(kind, []))
+        if not values:
+            return float("nan")
+        return 1000 * values[min(len(values) - 1, int(q * len(values)))]
+
+    def within(self, p99_ms: float) -> bool:
+        """Tell whether answers and next questions kept p99 under ``p99_ms``, error-free."""
+        return (not self.errors and not self.starved
+                and all(self.p(kind, 0.99) < p99_ms for kind in ("answer", "next")))
+
+
+def measure_rate(port: int, rate: float, seconds: float, learners: int, senders: int) -> Rate:
+    """Run one arrival rate from another process; return its figures."""
+    context = multiprocessing.get_context("spawn")
+    out = context.Queue()
+    process = context.Process(target=open_loop,
+                              args=(port, rate, seconds, learners, senders, out))
+    process.start()
+    elapsed, samples, starved = out.get(timeout=seconds + 4 * TIMEOUT + 180)
+    process.join(timeout=60)
+    latencies: dict[str, list[float]] = {}
+    for kind, seconds_, _ in samples:
+        latencies.setdefault(kind, []).append(seconds_)
+    errors = Counter(status for _, _, status in samples if not 200 <= status < 300)
+    return Rate(rate, elapsed, len(samples), starved, latencies, errors)
+
+
+def run_rates(port: int, rates: list[float], args: argparse.Namespace) -> None:
+    """Print each arrival rate's figures and the highest rate within ``--p99-ms``."""
+    print(f"open loop: Poisson arrivals from a class of rate x {args.think_s:g} s learners "
+          f"(each thinks {args.think_s:g} s on average between steps), "
+          f"{args.senders} sender threads, {args.seconds:.0f} s per rate; latency from the "
+          f"moment each request was due", flush=True)
+    print(f"{'req/s':>6} {'sent/s':>7} {'answer p50':>10} {'p99':>7} {'next p50':>9} "
+          f"{'p99':>7}  errors", flush=True)
+    results = []
+    for rate in rates:
+        level = measure_rate(port, rate, args.seconds, max(1, round(rate * args.think_s)),
+                             args.senders)
+        results.append(level)
+        problems = dict(level.errors) or 0
+        print(f"{rate:>6.0f} {level.sent / level.seconds:>7.1f} "
+              f"{level.p('answer', 0.5):>10.1f} {level.p('answer', 0.99):>7.1f} "
+              f"{level.p('next', 0.5):>9.1f} {level.p('next', 0.99):>7.1f}  {problems}"
+              + (f"; {level.starved} arrivals found every learner waiting"
+                 if level.starved else ""), flush=True)
+    good = []
+    for level in sorted(results, key=lambda level: level.rate):
+        if not level.within(args.p99_ms):
+            break
+        good.append(level)
+    if good:
+        print(f"highest rate within target (0 errors, answer and next p99 < "
+              f"{args.p99_ms:.0f} ms): {good[-1].rate:.0f} requests/s")
+    else:
+        print(f"no rate met the target (0 errors, p99 < {args.p99_ms:.0f} ms)")
 
 
 # ---------------------------------------------------------------- figures
@@ -252,8 +434,16 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--think-ms", type=float, default=0.0)
     parser.add_argument("--p99-ms", type=float, default=100.0)
+    parser.add_argument("--rates", default="",
+                        help="open loop: arrival rates in requests/s, e.g. 50,100,150,200")
+    parser.add_argument("--think-s", type=float, default=2.0,
+                        help="open loop: each learner's mean pause between steps; the class "
+                             "holds rate x think learners")
+    parser.add_argument("--senders", type=int, default=64,
+                        help="open loop: threads sending requests")
     args = parser.parse_args()
     levels = [int(n) for n in args.learners.split(",")]
+    rates = [float(n) for n in args.rates.split(",") if n]
     with tempfile.TemporaryDirectory() as folder:
         bank_dir = Path(folder) / "question_bank"  # frozen: authors may edit the repo's copy
         shutil.copytree(ROOT / "question_bank", bank_dir)
@@ -262,6 +452,11 @@ def main() -> int:
         try:
             process, port = start_service(url, args.workers, bank_dir, log)
             try:
+                if rates:
+                    print(f"quizsvc load: {args.backend}, quizsvc serve with {args.workers} "
+                          f"workers, {os.cpu_count()} CPUs", flush=True)
+                    run_rates(port, rates, args)
+                    return 0
                 print(f"quizsvc load: {args.backend}, gunicorn {args.workers} sync workers, "
                       f"{os.cpu_count()} CPUs, {args.seconds:.0f} s per level, think "
                       f"{args.think_ms:.0f} ms, one new connection per request", flush=True)

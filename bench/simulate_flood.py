@@ -1,44 +1,48 @@
-"""Measure what a sandbox flood does to another learner: next-question latency, alone and not.
+"""Measure what one client's costly requests do to another learner's pages.
 
-Under gunicorn (SQLite, 2 sync workers by default), one learner asks for the next question of
-fresh one-question sessions in a loop, from a process of its own; its p50/p99 are measured
-alone, then while ``--flooders`` other clients (another process, a thread each) loop on the
-heaviest ``POST /api/simulate`` body the schema accepts (16 requests of 4,096-token prompts,
-prefix caching with one-token blocks, 16 drafts): each flooder keeping its browser (so the
-per-browser rate limit applies), then each flooder taking a new browser every request (so
-only the replay's CPU budget bounds it).
+The service runs as the deployment runs it, ``quizsvc serve`` (gthread workers, a costly-work
+pool per worker, rate limits shared in Redis), on a scratch database. One learner studies in a
+loop from a process of its own (start a quiz, next question, answer, ...): its next-question
+and answer latencies are measured alone, then under each load issue 21 names, from another
+process:
 
-    .venv/bin/python bench/simulate_flood.py [--seconds 8] [--flooders 4] [--workers 2]
+- ``sandbox``: flooders loop on the heaviest ``POST /api/simulate`` body the schema accepts,
+  each with a new browser per request (so only the replay's CPU budget bounds them);
+- ``imports``: flooders post large exports (``--import-attempts`` answers, several MB) to
+  ``POST /api/import``, each into a new browser;
+- ``scheduling``: flooders who imported a large history each loop on ``PUT /api/scheduling``
+  (a new desired retention reschedules every card);
+- ``anki``: flooders download the bilingual Anki deck, a new browser per request;
+- ``all``: every load above at once.
+
+The per-address limits are lifted (every client here shares 127.0.0.1), so what bounds the
+flood is the service's own design: the pool, the per-browser limits and the CPU budgets.
+Target (issue 21): under each load, the learner's p50 at most 2x and p99 at most 5x alone.
+
+    .venv/bin/python bench/simulate_flood.py [--backend sqlite|postgresql] [--seconds 8]
+        [--flooders 2] [--workers 2] [--loads sandbox,imports,scheduling,anki,all]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import multiprocessing
 import os
-import secrets
+import shutil
 import statistics
 import sys
 import tempfile
 import threading
 import time
-from http.cookies import SimpleCookie
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from api_bench import (  # noqa: E402  (the bench folder's own)
-    ONE_ADDRESS,
-    drive_process,
-    new_client,
-    prepare_sessions,
-    request,
-    scratch_database,
-    start_gunicorn,
-)
+from api_bench import ONE_ADDRESS, scratch_database  # noqa: E402  (the bench folder's own)
+from load import LESSON, Learner, guess, start_service  # noqa: E402
 
 HEAVIEST = {"config": {"max_num_batched_tokens": 65_536, "max_num_seqs": 256,
                        "num_gpu_blocks": 100_000, "max_model_len": 65_536,
@@ -46,120 +50,291 @@ HEAVIEST = {"config": {"max_num_batched_tokens": 65_536, "max_num_seqs": 256,
                        "block_size": 1},
             "requests": [{"id": f"r{i}", "prompt_token_ids": [7] * 4096, "max_tokens": 4096}
                          for i in range(16)]}
+LOADS = ("sandbox", "imports", "scheduling", "anki")
 
 
-def fresh_browser(port: int) -> dict[str, str]:
-    """Return the headers of a new browser, stored by one harmless state change."""
-    _, _, headers = request(port, "GET", "/api/me")
-    jar: SimpleCookie = SimpleCookie()
-    for header in headers.get_all("Set-Cookie"):
-        jar.load(header)
-    token, csrf = jar["quizsvc_browser"].value, jar["csrf_token"].value
-    sent = {"Cookie": f"quizsvc_browser={token}; csrf_token={csrf}", "X-CSRF-Token": csrf}
-    request(port, "DELETE", "/api/self-assessments", headers=sent)
-    return sent
+# ---------------------------------------------------------------- the measured learner
 
 
-def flood(port: int, seconds: float, rotate: bool, out: Any) -> None:
-    """Loop on the heaviest replay until the time is up; report statuses."""
+def studied(port: int, answers: int) -> Learner:
+    """Return a learner who has answered ``answers`` questions (and rated them Good)."""
+    import random
+
+    learner = Learner(port)
+    learner.call("me", "GET", "/api/me")
+    rng = random.Random(3)
+    done = 0
+    while done < answers:
+        session = learner.call("start", "POST", "/api/sessions",
+                               {"lesson": LESSON, "mode": "quiz", "size": 10})
+        if session is None:
+            raise SystemExit("could not start a session")
+        while done < answers:
+            item = learner.call("next", "GET", f"/api/sessions/{session['id']}/next")
+            if item is None or item["done"]:
+                break
+            question = item["question"]
+            learner.call("answer", "POST", "/api/attempts", {
+                "variant_id": question["variant_id"], "answer": guess(question, rng)})
+            done += 1
+    return learner
+
+
+def study_loop(port: int, seconds: float, out: Any) -> None:
+    """Study for ``seconds`` (next, answer, a short pause); send back the latencies by kind."""
+    import random
+
+    learner = Learner(port)
+    learner.call("me", "GET", "/api/me")
+    rng = random.Random(11)
     stop = time.monotonic() + seconds
-    statuses: dict[int, int] = {}
-    headers = fresh_browser(port)
     while time.monotonic() < stop:
-        if rotate:
-            headers = fresh_browser(port)
-        status, _, _ = request(port, "POST", "/api/simulate", HEAVIEST, headers)
-        statuses[status] = statuses.get(status, 0) + 1
-    out.put(statuses)
+        session = learner.call("start", "POST", "/api/sessions",
+                               {"lesson": LESSON, "mode": "quiz", "size": 10})
+        if session is None:
+            time.sleep(0.05)
+            continue
+        while time.monotonic() < stop:
+            item = learner.call("next", "GET", f"/api/sessions/{session['id']}/next")
+            if item is None or item["done"]:
+                break
+            time.sleep(0.01)
+            question = item["question"]
+            learner.call("answer", "POST", "/api/attempts", {
+                "variant_id": question["variant_id"], "answer": guess(question, rng)})
+            time.sleep(0.01)
+    out.put([(s.kind, s.seconds, s.status) for s in learner.samples])
 
 
-def flood_process(port: int, flooders: int, seconds: float, rotate: bool, out: Any) -> None:
-    """Run ``flooders`` flooding threads in this (separate) process."""
-    threads = [threading.Thread(target=flood, args=(port, seconds, rotate, out))
-               for _ in range(flooders)]
+# ---------------------------------------------------------------- the loads
+
+
+def large_export(port: int, attempts: int) -> bytes:
+    """Return a large export document: a real learner's export, its attempts repeated.
+
+    Changed, it is no longer signed: it imports as history, which is the most an outsider
+    can send (and costs the server the same to read and store).
+    """
+    learner = studied(port, 12)
+    document = learner.call("export", "GET", "/api/export")
+    if document is None or not document["attempts"]:
+        raise SystemExit("could not export the learner's history")
+    seeds = document["attempts"]
+    rows = []
+    for n in range(1, attempts + 1):
+        row = dict(seeds[n % len(seeds)])
+        row.update(n=n, idempotency_key=f"bench-{n}", signature=None)
+        rows.append(row)
+    reviews = []
+    for entry in document["review_log"]:
+        for _ in range(max(1, attempts // max(1, len(document["review_log"])) // 4)):
+            reviews.append({**entry, "attempt": None})
+    document.update(attempts=rows, review_log=reviews, signature=None, mastery=[])
+    return json.dumps(document).encode()
+
+
+def sandbox_flood(port: int, stop: float, _document: bytes, statuses: dict[str, int]) -> None:
+    """Replay the heaviest simulation, a new browser per request."""
+    while time.monotonic() < stop:
+        learner = Learner(port)
+        learner.call("me", "GET", "/api/me")
+        learner.call("simulate", "POST", "/api/simulate", HEAVIEST)
+        count(statuses, "sandbox", learner.samples[-1].status)
+
+
+def import_flood(port: int, stop: float, document: bytes, statuses: dict[str, int]) -> None:
+    """Post the large export into a new browser, again and again."""
+    while time.monotonic() < stop:
+        learner = Learner(port)
+        learner.call("me", "GET", "/api/me")
+        count(statuses, "imports", post_raw(learner, "/api/import", document))
+
+
+def scheduling_flood(port: int, stop: float, document: bytes,
+                     statuses: dict[str, int]) -> None:
+    """Import the large history once, then change the desired retention in a loop."""
+    learner = Learner(port)
+    learner.call("me", "GET", "/api/me")
+    post_raw(learner, "/api/import", document)
+    retention = 0.80
+    while time.monotonic() < stop:
+        retention = 0.85 if retention == 0.80 else 0.80
+        learner.call("scheduling", "PUT", "/api/scheduling",
+                     {"desired_retention": retention})
+        count(statuses, "scheduling", learner.samples[-1].status)
+
+
+def anki_flood(port: int, stop: float, _document: bytes, statuses: dict[str, int]) -> None:
+    """Download the bilingual deck, a new browser per request."""
+    while time.monotonic() < stop:
+        learner = Learner(port)
+        learner.call("me", "GET", "/api/me")
+        status = get_raw(learner, f"/api/lessons/{LESSON}/anki.apkg?lang=both")
+        count(statuses, "anki", status)
+
+
+FLOODS = {"sandbox": sandbox_flood, "imports": import_flood,
+          "scheduling": scheduling_flood, "anki": anki_flood}
+
+
+def count(statuses: dict[str, int], load: str, status: int) -> None:
+    """Count one flood reply by load and status."""
+    key = f"{load} {status}"
+    statuses[key] = statuses.get(key, 0) + 1
+
+
+def post_raw(learner: Learner, path: str, body: bytes) -> int:
+    """POST a prepared JSON body with the learner's cookies; return the status."""
+    import http.client
+
+    headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in learner.cookies.items()),
+               "X-CSRF-Token": learner.cookies.get("csrf_token", ""),
+               "Content-Type": "application/json"}
+    connection = http.client.HTTPConnection("127.0.0.1", learner.port, timeout=120)
+    try:
+        connection.request("POST", path, body=body, headers=headers)
+        response = connection.getresponse()
+        response.read()
+        return response.status
+    except OSError:
+        return 0
+    finally:
+        connection.close()
+
+
+def get_raw(learner: Learner, path: str) -> int:
+    """GET a binary download with the learner's cookies; return the status."""
+    import http.client
+
+    headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in learner.cookies.items())}
+    connection = http.client.HTTPConnection("127.0.0.1", learner.port, timeout=120)
+    try:
+        connection.request("GET", path, headers=headers)
+        response = connection.getresponse()
+        response.read()
+        return response.status
+    except OSError:
+        return 0
+    finally:
+        connection.close()
+
+
+def flood_process(port: int, loads: list[str], flooders: int, seconds: float,
+                  document: bytes, out: Any) -> None:
+    """Run ``flooders`` threads of each load in this (separate) process."""
+    stop = time.monotonic() + seconds
+    statuses: dict[str, int] = {}
+    threads = [threading.Thread(target=FLOODS[load], args=(port, stop, document, statuses))
+               for load in loads for _ in range(flooders)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
+    out.put(statuses)
 
 
-def learner_phase(port: int, jobs: list[Any], seconds: float, flooders: int,
-                  rotate: bool) -> tuple[float, float, int, dict[int, int]]:
-    """Measure the learner's next-question latency, with ``flooders`` flooding meanwhile."""
+# ---------------------------------------------------------------- one phase
+
+
+def phase(port: int, loads: list[str], flooders: int, seconds: float, document: bytes
+          ) -> tuple[dict[str, list[float]], dict[str, int]]:
+    """Measure the learner while ``loads`` run; return its latencies by kind and the flood's
+    statuses."""
     context = multiprocessing.get_context("spawn")
     out, flood_out = context.Queue(), context.Queue()
     flooding = None
-    if flooders:
-        flooding = context.Process(target=flood_process,
-                                   args=(port, flooders, seconds + 1.0, rotate, flood_out))
+    if loads:
+        flooding = context.Process(target=flood_process, args=(
+            port, loads, flooders, seconds + 3.0, document, flood_out))
         flooding.start()
-        time.sleep(0.8)  # let the flood reach its pace first
-    learner = context.Process(target=drive_process, args=(port, [jobs], seconds, out))
+        time.sleep(2.0)  # let the flood reach its pace (and the scheduling flooders import)
+    learner = context.Process(target=study_loop, args=(port, seconds, out))
     learner.start()
-    latencies, errors, _ = out.get()
+    samples = out.get(timeout=seconds + 300)
     learner.join()
-    if errors:
-        raise SystemExit(f"the learner's requests failed: {errors}")
-    statuses: dict[int, int] = {}
+    statuses: dict[str, int] = {}
     if flooding is not None:
-        for _ in range(flooders):
-            for status, n in flood_out.get().items():
-                statuses[status] = statuses.get(status, 0) + n
+        statuses = flood_out.get(timeout=seconds + 600)
         flooding.join()
-    latencies.sort()
-    p50 = 1000 * statistics.median(latencies)
-    p99 = 1000 * latencies[min(len(latencies) - 1, int(0.99 * len(latencies)))]
-    return p50, p99, len(latencies), statuses
+    failed = [status for _, _, status in samples if not 200 <= status < 300]
+    if failed:
+        raise SystemExit(f"the learner's requests failed: {failed}")
+    latencies: dict[str, list[float]] = {}
+    for kind, seconds_, _ in samples:
+        latencies.setdefault(kind, []).append(1000 * seconds_)
+    return latencies, statuses
+
+
+def quantile(values: list[float], q: float) -> float:
+    """Return the ``q`` quantile of ``values`` (nan when empty)."""
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    if q == 0.5:
+        return statistics.median(ordered)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 def main() -> int:
-    """Run the three phases and print the learner's figures."""
+    """Measure the learner alone, then under each load, and print the ratios."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--backend", choices=("sqlite", "postgresql"), default="sqlite")
     parser.add_argument("--seconds", type=float, default=8.0)
-    parser.add_argument("--flooders", type=int, default=4)
+    parser.add_argument("--flooders", type=int, default=2, help="threads per load")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--loads", default="sandbox,imports,scheduling,anki,all")
+    parser.add_argument("--import-attempts", type=int, default=10_000)
     args = parser.parse_args()
-    import random
-
-    from quizsvc.bank import load_bank
-    from quizsvc.store import migrate
-    from quizsvc.store.database import make_engine
-
-    bank = load_bank()
-    print(f"sandbox flood: gunicorn sync, {args.workers} workers, SQLite; {args.flooders} "
-          f"flooders; {args.seconds:.0f} s per phase; {os.cpu_count()} CPUs")
+    phases = [name for name in args.loads.split(",") if name]
+    for name in phases:
+        if name not in (*LOADS, "all"):
+            raise SystemExit(f"unknown load {name!r}; choose from {', '.join(LOADS)}, all")
+    os.environ.update(ONE_ADDRESS)  # start_service passes the environment on
     with tempfile.TemporaryDirectory() as folder:
-        url, cleanup = scratch_database("sqlite", Path(folder), "quizsvc_flood")
+        bank_dir = Path(folder) / "question_bank"
+        shutil.copytree(ROOT / "question_bank", bank_dir)
+        url, drop = scratch_database(args.backend, Path(folder), "quizsvc_flood")
+        log = Path(folder) / "serve.log"
         try:
-            engine = make_engine(url)
-            with engine.connect() as connection:
-                migrate.upgrade(connection, "head")
-                connection.commit()
-            env = {**os.environ, "QUIZSVC_DATABASE_URL": url,
-                   "QUIZSVC_SECRET_KEY": secrets.token_hex(16), **ONE_ADDRESS}
-            server = start_gunicorn("quizsvc.app:serving_app()", args.workers, env, "/readyz")
+            process, port = start_service(url, args.workers, bank_dir, log)
             try:
-                client = new_client(server.port, engine)
-                rng = random.Random(7)
-                for label, flooders, rotate in (
-                        ("alone", 0, False),
-                        ("flood, each flooder keeps its browser (rate limited)",
-                         args.flooders, False),
-                        ("flood, a new browser per request (CPU budget only)",
-                         args.flooders, True)):
-                    [jobs] = prepare_sessions(engine, bank, [client], 4000, rng)
-                    p50, p99, count, statuses = learner_phase(server.port, jobs, args.seconds,
-                                                              flooders, rotate)
-                    print(f"  {label:<55} learner next question: p50 {p50:7.2f} ms  "
-                          f"p99 {p99:8.2f} ms  ({count} requests)"
-                          + (f"; flood statuses {dict(sorted(statuses.items()))}"
-                             if statuses else ""), flush=True)
+                document = large_export(port, args.import_attempts)
+                print(f"quizsvc serve, {args.backend}, {args.workers} workers, "
+                      f"{os.cpu_count()} CPUs; {args.flooders} flooder(s) per load; "
+                      f"{args.seconds:.0f} s per phase; import document "
+                      f"{len(document) / 1e6:.1f} MB ({args.import_attempts} answers)",
+                      flush=True)
+                print(f"{'phase':<11} {'next p50':>9} {'p99':>7} {'answer p50':>11} {'p99':>7}"
+                      f"  {'p50 x':>6} {'p99 x':>6}  flood replies", flush=True)
+                alone, _ = phase(port, [], 0, args.seconds, document)
+                report("alone", alone, alone, {})
+                for name in phases:
+                    loads = list(LOADS) if name == "all" else [name]
+                    latencies, statuses = phase(port, loads, args.flooders, args.seconds,
+                                                document)
+                    report(name, latencies, alone, statuses)
             finally:
-                server.stop()
-            engine.dispose()
+                process.terminate()
+                process.wait(timeout=30)
         finally:
-            cleanup()
+            drop()
     return 0
+
+
+def report(name: str, latencies: dict[str, list[float]], alone: dict[str, list[float]],
+           statuses: dict[str, int]) -> None:
+    """Print one phase: the learner's p50/p99 by kind, the worst ratio to alone, the flood."""
+    figures = {kind: (quantile(latencies.get(kind, []), 0.5),
+                      quantile(latencies.get(kind, []), 0.99)) for kind in ("next", "answer")}
+    base = {kind: (quantile(alone.get(kind, []), 0.5), quantile(alone.get(kind, []), 0.99))
+            for kind in ("next", "answer")}
+    p50_ratio = max(figures[kind][0] / base[kind][0] for kind in figures)
+    p99_ratio = max(figures[kind][1] / base[kind][1] for kind in figures)
+    verdict = "" if name == "alone" else (
+        "  within target" if p50_ratio <= 2 and p99_ratio <= 5 else "  OVER target")
+    print(f"{name:<11} {figures['next'][0]:>9.1f} {figures['next'][1]:>7.1f} "
+          f"{figures['answer'][0]:>11.1f} {figures['answer'][1]:>7.1f}  {p50_ratio:>6.2f} "
+          f"{p99_ratio:>6.2f}  {dict(sorted(statuses.items())) or ''}{verdict}", flush=True)
 
 
 if __name__ == "__main__":

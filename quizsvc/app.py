@@ -23,9 +23,12 @@ from quizsvc.api.resources import (
     anki,
     attempts,
     author,
+    cohorts,
+    items,
     lessons,
     me,
     portability,
+    reports,
     reviews,
     scheduling,
     self_assessments,
@@ -48,7 +51,7 @@ from quizsvc.web import pages, reference
 log = logging.getLogger(__name__)
 
 API_BLUEPRINTS = (health, me, lessons, sessions, attempts, reviews, self_assessments,
-                  portability, simulate, author, scheduling, anki)
+                  portability, simulate, author, scheduling, anki, cohorts, items, reports)
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
@@ -92,6 +95,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         "State-changing requests must echo the csrf_token cookie in X-CSRF-Token.")}})
     for module in API_BLUEPRINTS:
         api.register_blueprint(module.blp)
+    api.register_blueprint(cohorts.instructor)
     app.register_blueprint(pages.bp)
     app.register_blueprint(reference.bp)
     register_error_handlers(app)

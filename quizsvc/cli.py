@@ -16,10 +16,10 @@ from quizsvc import serve
 from quizsvc.bank import commands as bank_commands
 from quizsvc.ledger import commands as ledger_commands
 from quizsvc.store import commands as store_commands
-from quizsvc.study import export_commands, fsrs_commands
+from quizsvc.study import cohort_commands, export_commands, fsrs_commands
 
 COMMAND_MODULES = (ledger_commands, bank_commands, export_commands, store_commands,
-                   fsrs_commands, serve)
+                   fsrs_commands, cohort_commands, serve)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -12,7 +12,12 @@
 - ``bank``: the service tests' ``FakeBank`` (tests of the real bank load it themselves).
 - ``browser`` / ``new_browser`` / ``study``: API browsers (``tests.support.browsers``).
 
-Helpers live in ``tests/support/``; this file holds fixtures only.
+Under pytest-xdist (``scripts/test`` runs the suite on one worker per core) each worker is a
+process with its own session fixtures: its own SQLite file and PostgreSQL schema (named by
+its pid), live server (a free port) and Chromium. What must happen once per run happens in
+the controller (``pytest_sessionstart``).
+
+Helpers live in ``tests/support/``; this file holds fixtures and that one hook.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from quizsvc.store import migrate
 from quizsvc.store.database import make_engine
 from quizsvc.store.unit_of_work import UnitOfWork
 from tests.support.browsers import ApiBrowser, Study
+from tests.support.chromium import forget_old_screenshots
 from tests.support.clock import FakeClock
 from tests.support.databases import (
     BACKENDS,
@@ -40,6 +46,12 @@ from tests.support.databases import (
     unreachable,
 )
 from tests.support.fake_bank import FakeBank
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Start the run: forget the last run's screenshots (once, not in each xdist worker)."""
+    if not hasattr(session.config, "workerinput"):
+        forget_old_screenshots(session.config)
 
 
 @pytest.fixture(scope="session", params=BACKENDS)
@@ -111,6 +123,8 @@ def app_config(engine: Engine, bank: Any, clock: FakeClock) -> dict[str, Any]:
         "SIMULATE_ADDRESS_RATE_LIMIT": "1000/second", "LINK_ADDRESS_RATE_LIMIT": "1000/second",
         "IMPORT_RATE_LIMIT": "1000/second", "IMPORT_ADDRESS_RATE_LIMIT": "1000/second",
         "ANKI_RATE_LIMIT": "1000/second", "ANKI_ADDRESS_RATE_LIMIT": "1000/second",
+        "RETENTION_RATE_LIMIT": "1000/second", "RETENTION_ADDRESS_RATE_LIMIT": "1000/second",
+        "REPORT_RATE_LIMIT": "1000/second", "REPORT_ADDRESS_RATE_LIMIT": "1000/second",
         "NEW_BROWSER_RATE_LIMIT": "1000000/second",
         "SANDBOX_CPU_PER_BROWSER": "1000000/second", "SANDBOX_CPU_PER_ADDRESS": "1000000/second",
         "SANDBOX_CPU_FOR_ALL": "1000000/second",

@@ -43,6 +43,9 @@ SECURITY_SCHEMES = {
         "state-changing request; the browser cookie that GET /api/me sets must come along.")},
     "author": {"type": "http", "scheme": "bearer",
                "description": "QUIZSVC_AUTHOR_TOKEN, for the author views only."},
+    "instructor": {"type": "http", "scheme": "bearer",
+                   "description": "a cohort's instructor token (shown when the cohort is made "
+                                  "or its token rotated), for that cohort's report only."},
 }
 STATE_CHANGING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 

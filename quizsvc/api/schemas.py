@@ -702,6 +702,216 @@ class SchedulingSchema(ma.Schema):
         "description": "after a change: how many cards it moved"})
 
 
+class IssuedCohortSchema(ma.Schema):
+    """A new cohort with its join code and instructor token: shown only now."""
+
+    id = fields.Integer(dump_only=True)
+    lesson = fields.String(dump_only=True)
+    name = fields.String(dump_only=True)
+    join_code = fields.String(dump_only=True)
+    join_url = fields.String(dump_only=True, metadata={"description": "the page learners join on"})
+    instructor_token = fields.String(dump_only=True, metadata={
+        "description": "send as Authorization: Bearer to GET /api/cohorts/{id}/report"})
+    instructor_url = fields.String(dump_only=True, metadata={
+        "description": "the instructor's page; keep it secret"})
+    created_at = fields.DateTime(dump_only=True)
+
+
+class InstructorTokenSchema(ma.Schema):
+    """A cohort's new instructor token (the old one no longer works)."""
+
+    id = fields.Integer(dump_only=True)
+    instructor_token = fields.String(dump_only=True)
+    instructor_url = fields.String(dump_only=True)
+
+
+class MembershipSchema(ma.Schema):
+    """A cohort this learner is in."""
+
+    cohort_id = fields.Integer(dump_only=True)
+    cohort_name = fields.String(dump_only=True)
+    lesson = fields.String(dump_only=True)
+    display_name = fields.String(dump_only=True)
+    share_explanations = fields.Boolean(dump_only=True)
+    joined_at = fields.DateTime(dump_only=True)
+
+
+class SharedExplanationSchema(ma.Schema):
+    """An explanation a learner chose to share with the instructor."""
+
+    question_id = fields.String(dump_only=True)
+    question_title = fields.Nested(TextSchema, dump_only=True, allow_none=True)
+    written_at = fields.DateTime(dump_only=True)
+    text = fields.String(dump_only=True)
+
+
+class CohortSectionSchema(ma.Schema):
+    """One section of a learner's row: mastered of its questions, closed-book accuracy."""
+
+    section = fields.String(dump_only=True)
+    questions = fields.Integer(dump_only=True)
+    mastered = fields.Integer(dump_only=True)
+    answers = fields.Integer(dump_only=True, metadata={"description": "closed-book, graded"})
+    correct = fields.Integer(dump_only=True)
+    accuracy = fields.Float(dump_only=True, allow_none=True)
+
+
+class CohortLearnerSchema(ma.Schema):
+    """One learner of the cohort: display name and graded records only."""
+
+    display_name = fields.String(dump_only=True)
+    questions = fields.Integer(dump_only=True)
+    mastered = fields.Integer(dump_only=True)
+    answers = fields.Integer(dump_only=True)
+    correct = fields.Integer(dump_only=True)
+    accuracy = fields.Float(dump_only=True, allow_none=True)
+    due_now = fields.Integer(dump_only=True)
+    due_soon = fields.Integer(dump_only=True, metadata={"description": "due within 7 days"})
+    last_activity = fields.DateTime(dump_only=True, allow_none=True)
+    sections = fields.List(fields.Nested(CohortSectionSchema), dump_only=True)
+    explanations = fields.List(fields.Nested(SharedExplanationSchema), dump_only=True,
+                               allow_none=True, metadata={
+                                   "description": "null unless the learner agreed, when "
+                                                  "joining, to share them verbatim"})
+
+
+class SectionSelfRatingSchema(ma.Schema):
+    """The cohort's self-ratings of one section (self-reported, aggregated)."""
+
+    section = fields.String(dump_only=True)
+    title = fields.Nested(TextSchema, dump_only=True)
+    learners = fields.Integer(dump_only=True)
+    counts = fields.List(fields.Integer(), dump_only=True, allow_none=True, metadata={
+        "description": "learners per rating 1..4; null under min_learners"})
+
+
+class SelfReportedSchema(ma.Schema):
+    """Self-assessments, only over the cohort: never one learner's."""
+
+    self_reported = fields.Constant(True, dump_only=True, metadata={
+        "description": "always true: these figures are the learners' own opinions"})
+    min_learners = fields.Integer(dump_only=True)
+    calibration_learners = fields.Integer(dump_only=True)
+    calibration = fields.Nested(CalibrationSchema, dump_only=True, allow_none=True)
+    sections = fields.List(fields.Nested(SectionSelfRatingSchema), dump_only=True)
+
+
+class CohortOutlineSchema(ma.Schema):
+    """A section of the cohort's lesson."""
+
+    section = fields.String(dump_only=True)
+    title = fields.Nested(TextSchema, dump_only=True)
+
+
+class CohortReportSchema(ma.Schema):
+    """What the instructor of one cohort reads."""
+
+    id = fields.Integer(dump_only=True)
+    name = fields.String(dump_only=True)
+    lesson = fields.String(dump_only=True)
+    now = fields.DateTime(dump_only=True)
+    sections = fields.List(fields.Nested(CohortOutlineSchema), dump_only=True, metadata={
+        "description": "the lesson's sections, in teaching order"})
+    learners = fields.List(fields.Nested(CohortLearnerSchema), dump_only=True)
+    self_reported = fields.Nested(SelfReportedSchema, dump_only=True)
+
+
+class ErasedSchema(ma.Schema):
+    """What erasing removed, by table."""
+
+    erased = fields.Dict(keys=fields.String(), values=fields.Integer(), dump_only=True)
+class HoldSchema(ma.Schema):
+    """A learner's hold on an item: suspended, or buried until a day starts."""
+
+    question_id = fields.String(dump_only=True)
+    suspended = fields.Boolean(dump_only=True, metadata={
+        "description": "never served, counted in no due figure, until unsuspended"})
+    buried_until = fields.AwareDateTime(dump_only=True, allow_none=True, metadata={
+        "description": "not served until then (the next day's start, UTC); null: not buried"})
+
+
+class ItemAnswerSchema(ma.Schema):
+    """One attempt at an item: its date, result and rating (never the answer)."""
+
+    attempt_id = fields.Integer(dump_only=True)
+    session_id = fields.String(dump_only=True, allow_none=True)
+    submitted_at = fields.AwareDateTime(dump_only=True)
+    graded = fields.Boolean(dump_only=True)
+    correct = fields.Boolean(dump_only=True, allow_none=True)
+    score = fields.Float(dump_only=True, allow_none=True)
+    closed_book = fields.Boolean(dump_only=True)
+    practice = fields.Boolean(dump_only=True)
+    counts = fields.Boolean(dump_only=True, metadata={
+        "description": "false for imported history no one can vouch for"})
+    revealed = fields.Boolean(dump_only=True)
+    rating = fields.String(dump_only=True, allow_none=True)
+
+
+class ItemStateSchema(ma.Schema):
+    """One flashcard or question of a lesson and where this learner stands with it."""
+
+    question_id = fields.String(dump_only=True)
+    kind = fields.String(dump_only=True)
+    title = fields.Nested(TextSchema, dump_only=True)
+    section = fields.String(dump_only=True)
+    section_title = fields.Nested(TextSchema, dump_only=True, allow_none=True)
+    tags = fields.List(fields.String(), dump_only=True)
+    rules = fields.List(fields.String(), dump_only=True)
+    status = fields.String(dump_only=True, metadata={
+        "description": "new, due, scheduled, suspended or buried"})
+    due = fields.AwareDateTime(dump_only=True, allow_none=True)
+    interval_days = fields.Float(dump_only=True, allow_none=True, metadata={
+        "description": "the interval the card's last review gave it"})
+    graded = fields.Boolean(dump_only=True)
+    mastered = fields.Boolean(dump_only=True, allow_none=True, metadata={
+        "description": "graded questions only; null for flashcards and free text"})
+    hold = fields.Nested(HoldSchema, dump_only=True)
+    last_answers = fields.List(fields.Nested(ItemAnswerSchema), dump_only=True)
+
+
+class ItemPageSchema(ma.Schema):
+    """One page of a lesson's items matching a search."""
+
+    lesson = fields.String(dump_only=True)
+    query = fields.String(dump_only=True)
+    page = fields.Integer(dump_only=True)
+    pages = fields.Integer(dump_only=True)
+    total = fields.Integer(dump_only=True)
+    size = fields.Integer(dump_only=True)
+    items = fields.List(fields.Nested(ItemStateSchema), dump_only=True)
+
+
+class ItemHistorySchema(ma.Schema):
+    """One item with this learner's every attempt at it, newest first."""
+
+    lesson = fields.String(dump_only=True)
+    item = fields.Nested(ItemStateSchema, dump_only=True)
+    attempts = fields.List(fields.Nested(ItemAnswerSchema), dump_only=True)
+
+
+class ReportReceiptSchema(ma.Schema):
+    """A stored report of a problem with a question."""
+
+    id = fields.Integer(dump_only=True)
+    question_id = fields.String(dump_only=True)
+    reason = fields.String(dump_only=True)
+    created_at = fields.AwareDateTime(dump_only=True)
+
+
+class ReportSchema(ma.Schema):
+    """A report as the author reads it, with the variant it was seen on."""
+
+    id = fields.Integer(dump_only=True)
+    question_id = fields.String(dump_only=True)
+    lesson = fields.String(dump_only=True)
+    seed = fields.Integer(dump_only=True)
+    bank_version = fields.String(dump_only=True)
+    reason = fields.String(dump_only=True)
+    text = fields.String(dump_only=True)
+    created_at = fields.AwareDateTime(dump_only=True)
+    learner_id = fields.Integer(dump_only=True)
+
+
 class DiscriminationSchema(ma.Schema):
     """Moodle's discrimination index: the correlation of the question's score with the rest
     score (share right on the other questions in scope), and the learners it rests on."""

@@ -21,15 +21,21 @@ from quizsvc.errors import N_
 from quizsvc.http.validators import Length, OneOf, Range, Said
 from quizsvc.review.ratings import REVIEW_WORDS, ReviewRating, SelfRating
 from quizsvc.review.scheduling import MAX_RETENTION, MIN_RETENTION
+from quizsvc.study.cohorts import MAX_COHORT_NAME, MAX_DISPLAY_NAME, MAX_JOIN_CODE
 from quizsvc.study.lessons import LANGUAGES
 from quizsvc.study.limits import (
+    MAX_BROWSE_PAGE,
     MAX_EXPLANATION,
     MAX_IDEMPOTENCY_KEY,
     MAX_LINK_CODE,
     MAX_NOTE,
     MAX_REF,
+    MAX_REPORT_TEXT,
+    MAX_REPORTS_LISTED,
+    MAX_SEARCH,
     MAX_VARIANT_ID,
 )
+from quizsvc.study.reports import REASONS
 from quizsvc.study.sessions import MODES
 
 # Each bound once, for the JSON schemas and the form schemas that take the same field as text.
@@ -241,3 +247,104 @@ class AnkiQuerySchema(StrictSchema):
     """What the cards of an Anki package show: zh, en or both (every note holds both)."""
 
     lang = fields.String(load_default="zh", validate=OneOf(LANG_MODES))
+
+
+class CohortCreateSchema(StrictSchema):
+    """A new cohort: the lesson it studies and the name its learners will see."""
+
+    lesson = fields.String(required=True, validate=Length(min=1, max=MAX_REF))
+    name = fields.String(required=True, validate=Length(min=1, max=MAX_COHORT_NAME))
+
+
+class CohortJoinSchema(StrictSchema):
+    """Join a cohort with its code, under a display name the learner chooses."""
+
+    code = fields.String(required=True, validate=Length(min=1, max=MAX_JOIN_CODE))
+    display_name = fields.String(required=True, validate=Length(min=1, max=MAX_DISPLAY_NAME),
+                                 metadata={"description": "the name the instructor sees; "
+                                           "no email or real name needed"})
+    share_explanations = fields.Boolean(load_default=False, metadata={
+        "description": "let the instructor read this learner's explanations verbatim"})
+
+
+class CohortJoinFormSchema(StrictSchema):
+    """The join page's form: the code is in the page's address."""
+
+    display_name = fields.String(required=True, validate=Length(min=1, max=MAX_DISPLAY_NAME))
+    share_explanations = fields.Boolean(load_default=False)
+
+
+ERASE_WORD = "erase"
+
+
+class EraseQuerySchema(StrictSchema):
+    """The confirmation that erasing everything is meant (``confirm=erase``)."""
+
+    confirm = fields.String(load_default=None, validate=OneOf((ERASE_WORD,)), metadata={
+        "description": "must be 'erase'; export first (GET /api/export) to keep a copy"})
+
+
+class EraseFormSchema(StrictSchema):
+    """The erase page's confirmation: the learner types or ticks ``erase``."""
+
+    confirm = fields.String(load_default=None, validate=OneOf((ERASE_WORD,)))
+class BrowseQuerySchema(StrictSchema):
+    """Search a lesson's items (every word must match; ``is:due`` and the like filter by
+    state) and choose the page (a GET form, so the page works without scripts)."""
+
+    q = fields.String(load_default="", validate=Length(max=MAX_SEARCH), metadata={
+        "description": "words to find in the id, zh and en title, tags, rules, section and "
+                       "kind; is:new, is:due, is:scheduled, is:suspended, is:buried filter"})
+    page = fields.Integer(load_default=1, validate=Range(min=1, max=MAX_BROWSE_PAGE),
+                          error_messages={"invalid": N_("must be a whole number")})
+
+
+class BrowsePageQuerySchema(BrowseQuerySchema):
+    """The card browser page's query: the search, the page and the page's language."""
+
+    lang = fields.String(load_default=None, validate=OneOf(LANGUAGES))
+    done = fields.String(load_default=None, validate=Length(max=16))
+
+
+class SuspensionSchema(StrictSchema):
+    """Suspend an item (never served until unsuspended), or lift the suspension."""
+
+    suspended = fields.Boolean(required=True)
+
+
+class BurialSchema(StrictSchema):
+    """Bury an item until the next day starts (UTC), or unbury it now."""
+
+    buried = fields.Boolean(required=True)
+
+
+class ReportCreateSchema(StrictSchema):
+    """Report a problem with the question of a served variant."""
+
+    variant_id = fields.String(required=True, validate=VARIANT_ID)
+    reason = fields.String(required=True, validate=OneOf(REASONS))
+    text = fields.String(load_default="", validate=Length(max=MAX_REPORT_TEXT))
+
+
+class ReportFormSchema(ReportCreateSchema):
+    """The report form of a question or attempt page: where to go back to, too."""
+
+    attempt_id = fields.Integer(load_default=None, allow_none=True,
+                                validate=Range(min=1, max=2**31 - 1))
+
+
+class ReportListQuerySchema(StrictSchema):
+    """Which reports an author lists: the newest, of one question or all."""
+
+    question_id = fields.String(validate=Length(min=1, max=MAX_REF))
+    limit = fields.Integer(load_default=100, validate=Range(min=1, max=MAX_REPORTS_LISTED))
+
+
+class HoldFormSchema(StrictSchema):
+    """The card browser's suspend and bury buttons, with the search to go back to."""
+
+    action = fields.String(required=True, validate=OneOf(
+        ("suspend", "unsuspend", "bury", "unbury")))
+    back = fields.String(load_default="list", validate=OneOf(("list", "item")))
+    q = fields.String(load_default="", validate=Length(max=MAX_SEARCH))
+    page = fields.Integer(load_default=1, validate=Range(min=1, max=MAX_BROWSE_PAGE))

@@ -46,9 +46,9 @@ CSRF_FIELD = "csrf_token"
 COOKIE_MAX_AGE = 400 * 24 * 3600  # the longest lifetime browsers accept
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
 FORM_MIMETYPES = frozenset({"application/x-www-form-urlencoded", "multipart/form-data"})
-# Blueprints whose views need no browser: probes, the OpenAPI document, author views (which
-# have their own bearer token), Prometheus metrics.
-WITHOUT_BROWSER = frozenset({"health", "api-docs", "author", "metrics"})
+# Blueprints whose views need no browser: probes, the OpenAPI document, author views and a
+# cohort's instructor views (which have their own bearer tokens), Prometheus metrics.
+WITHOUT_BROWSER = frozenset({"health", "api-docs", "author", "instructor", "metrics"})
 # Views whose state change is only the browser's own cookie (an author signing in or out):
 # CSRF is checked, but the browser is not stored as a learner for it.
 WITHOUT_REGISTRATION = frozenset({"web.author_sign_in", "web.author_sign_out"})
@@ -66,6 +66,7 @@ class Visitor:
     minted: bool  # a new id for this browser, to set in its cookie
     new_identity: bool = False  # the identity cookie is to be (re)set
     forgotten: bool = False  # the identity cookie names a browser no longer stored
+    erased: bool = False  # the learner erased everything: every cookie of ours goes
 
 
 def cookie_name(base: str) -> str:
@@ -225,6 +226,12 @@ def switch_identity(identity: Identity) -> None:
     g.visitor = replace(visitor(), identity=identity, new_identity=True)
 
 
+def forget_browser() -> None:
+    """Forget this request's browser after its learner was erased: the response clears the
+    browser, identity and CSRF cookies, so nothing on the device names the erased learner."""
+    g.visitor = replace(visitor(), identity=None, erased=True)
+
+
 def visitor() -> Visitor:
     """Return the browser ``resolve_browser`` found for this request."""
     found: Visitor | None = g.get("visitor")
@@ -255,6 +262,13 @@ def set_browser_cookies(response: Response) -> Response:
     if found is None:
         return response
     secure = bool(current_app.config.get("COOKIE_SECURE"))
+    if found.erased:
+        for name, httponly in ((BROWSER_COOKIE, True), (IDENTITY_COOKIE, True),
+                               (CSRF_COOKIE, False)):
+            response.delete_cookie(cookie_name(name), path="/", secure=secure,
+                                   httponly=httponly, samesite="Lax")
+        response.vary.add("Cookie")
+        return response
     if found.minted:
         response.set_cookie(cookie_name(BROWSER_COOKIE), found.token, max_age=COOKIE_MAX_AGE,
                             path="/", secure=secure, httponly=True, samesite="Lax")

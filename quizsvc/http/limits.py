@@ -11,6 +11,7 @@ starting a fresh count each time. Limited so:
   one is spent, so however many browsers flood it the sandbox keeps to its share;
 - link-code redemption (a code is guessable only by trying many);
 - imports and Anki decks (each costs the pool seconds of CPU);
+- reports of a problem with a question (each is a row an author must read);
 - new browsers: a state change from a browser the service has not stored creates a learner,
   so creating them is counted per address (``NEW_BROWSER_RATE_LIMIT``);
 - the author views: by the author's token when it is the right one, otherwise by address, so
@@ -77,13 +78,14 @@ def setting(name: str) -> Callable[[], str]:
     return lambda: str(current_app.config[name])
 
 
-def per_browser_and_address(scope: str, browser_setting: str, address_setting: str
-                            ) -> Decorator:
+def per_browser_and_address(scope: str, browser_setting: str, address_setting: str,
+                            methods: list[str] | None = None) -> Decorator:
     """Limit a view per browser and per address, the two counters shared by every view of
-    ``scope`` (the API's route and its page count together)."""
-    by_browser = limiter.shared_limit(setting(browser_setting), scope=scope)
+    ``scope`` (the API's route and its page count together); ``methods`` limits only those
+    (a resource whose GET is cheap)."""
+    by_browser = limiter.shared_limit(setting(browser_setting), scope=scope, methods=methods)
     by_address = limiter.shared_limit(setting(address_setting), scope=scope + "-address",
-                                      key_func=address_key)
+                                      key_func=address_key, methods=methods)
 
     def both(view: Callable[..., Any]) -> Callable[..., Any]:
         return by_address(by_browser(view))
@@ -107,14 +109,33 @@ def import_limit() -> Decorator:
     return per_browser_and_address("import", "IMPORT_RATE_LIMIT", "IMPORT_ADDRESS_RATE_LIMIT")
 
 
+def retention_limit() -> Decorator:
+    """Count a change of desired retention (API and page alike): each reschedules every card
+    the learner has, replaying their whole review log."""
+    return per_browser_and_address("retention", "RETENTION_RATE_LIMIT",
+                                   "RETENTION_ADDRESS_RATE_LIMIT", methods=["PUT", "POST"])
+
+
 def anki_limit() -> Decorator:
     """Count a request against the Anki deck's limits (API and page alike)."""
     return per_browser_and_address("anki", "ANKI_RATE_LIMIT", "ANKI_ADDRESS_RATE_LIMIT")
 
 
+def report_limit() -> Decorator:
+    """Count a request against the limits of reports of a problem (API and page alike)."""
+    return per_browser_and_address("report", "REPORT_RATE_LIMIT", "REPORT_ADDRESS_RATE_LIMIT")
+
+
 def author_rate_limit() -> Decorator:
     """Count an author view against the author, or a guesser's address."""
     decorator: Decorator = limiter.limit(setting("AUTHOR_RATE_LIMIT"), key_func=author_key)
+    return decorator
+
+
+def instructor_rate_limit() -> Decorator:
+    """Count an instructor view against the client address (a token is 256 bits: the limit
+    keeps guessers from costing the pool reports, not from finding one)."""
+    decorator: Decorator = limiter.limit(setting("INSTRUCTOR_RATE_LIMIT"), key_func=address_key)
     return decorator
 
 

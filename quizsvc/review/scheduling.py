@@ -202,3 +202,13 @@ def forecast(dues: Iterable[datetime], now: datetime, days: int = FORECAST_DAYS
             counts[offset] += 1
     return [ForecastDay(today + timedelta(days=i), n) for i, n in enumerate(counts)]
 
+
+
+def day_start(now: datetime) -> datetime:
+    """Return the start of ``now``'s day: the UTC day the forecast and due counts use."""
+    return datetime.combine(now.astimezone(UTC).date(), datetime.min.time(), UTC)
+
+
+def tomorrow(now: datetime) -> datetime:
+    """Return when the day after ``now``'s starts: a buried item comes back then."""
+    return day_start(now) + timedelta(days=1)

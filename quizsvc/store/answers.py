@@ -387,6 +387,12 @@ class AnswerRepository(Repository):
         """
         self.connection.execute(LOCK_LEARNER, {"b_learner": learner_id})
 
+    def review_seq_of(self, learner_id: int) -> int:
+        """Return the learner's ``review_seq``: it moves on with every change to their
+        reviews or settings, so a reader can tell afterwards whether what it read still holds."""
+        return int(self.connection.scalar(select(LEARNERS.c.review_seq)
+                                          .where(LEARNERS.c.id == learner_id)) or 0)
+
     # ------------------------------------------------------------ attempts
 
     def variant_state(self, variant_id: str) -> VariantState | None:

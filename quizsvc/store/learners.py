@@ -15,6 +15,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from quizsvc.store.models import (
     Attempt,
     Browser,
+    CohortMember,
     Learner,
     LinkCode,
     Mastery,
@@ -118,13 +119,15 @@ class LearnerRepository(Repository):
     def delete_empty_learners(self, created_before: datetime) -> int:
         """Delete learners created before ``created_before`` who hold nothing; return how many.
 
-        Nothing is no attempt, no fsrs card, no mastery record and no self-assessment on any of
-        their browsers: a browser that only ever started a session or made a link code. Their
+        Nothing is no attempt, no fsrs card, no mastery record, no cohort membership and no
+        self-assessment on any of their browsers: a browser that only ever started a session or
+        made a link code (one who joined a cohort is kept: their instructor expects them). Their
         browsers, sessions, served variants and link codes go with them (foreign keys cascade).
         """
         attempts, cards, mastery = table(Attempt), table(ReviewCard), table(Mastery)
-        assessments = table(SelfAssessment)
+        assessments, members = table(SelfAssessment), table(CohortMember)
         holds_nothing = and_(
+            ~select(members.c.id).where(members.c.learner_id == LEARNERS.c.id).exists(),
             ~select(attempts.c.id).where(attempts.c.learner_id == LEARNERS.c.id).exists(),
             ~select(cards.c.id).where(cards.c.learner_id == LEARNERS.c.id).exists(),
             ~select(mastery.c.id).where(mastery.c.learner_id == LEARNERS.c.id).exists(),

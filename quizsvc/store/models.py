@@ -298,13 +298,16 @@ class ReviewLog(Base):
     """
 
     __tablename__ = "review_log"
-    __table_args__ = (CheckConstraint("rating BETWEEN 1 AND 4", name="rating_range"),)
+    __table_args__ = (
+        CheckConstraint("rating BETWEEN 1 AND 4", name="rating_range"),
+        # A learner's reviews in a window of time (the statistics): a range of one index. 0011.
+        Index("ix_review_log_learner_id_reviewed_at", "learner_id", "reviewed_at"),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     card_id: Mapped[int] = mapped_column(
         ForeignKey("review_card.id", ondelete="CASCADE"), index=True)
-    learner_id: Mapped[int] = mapped_column(
-        ForeignKey("learner.id", ondelete="CASCADE"), index=True)
+    learner_id: Mapped[int] = mapped_column(ForeignKey("learner.id", ondelete="CASCADE"))
     attempt_id: Mapped[int | None] = mapped_column(
         ForeignKey("attempt.id", ondelete="SET NULL"), unique=True)
     rating: Mapped[int] = mapped_column(SmallInteger)
@@ -388,6 +391,99 @@ class LearnerSetting(Base):
         ForeignKey("learner.id", ondelete="CASCADE"), primary_key=True)
     desired_retention: Mapped[float] = mapped_column(Float)
     updated_at: Mapped[datetime]
+
+
+NAME_LENGTH = 200  # a cohort's name
+DISPLAY_NAME_LENGTH = 60  # the name a learner shows an instructor
+
+
+class Cohort(Base):
+    """A class that studies one lesson together, made by an author.
+
+    Neither secret is kept: ``join_code_hash`` is the sha256 of the code learners join with,
+    ``instructor_token_hash`` the sha256 of the instructor's token (rotated by replacing it).
+    The cohort holds no learner's data; its members are ``cohort_member`` rows. 0007.
+    """
+
+    __tablename__ = "cohort"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    lesson: Mapped[str] = mapped_column(String(REF_LENGTH))
+    name: Mapped[str] = mapped_column(String(NAME_LENGTH))
+    join_code_hash: Mapped[str] = mapped_column(String(HASH_LENGTH), unique=True)
+    instructor_token_hash: Mapped[str] = mapped_column(String(HASH_LENGTH), unique=True)
+    created_at: Mapped[datetime]
+    instructor_rotated_at: Mapped[datetime | None]
+
+
+class CohortMember(Base):
+    """A learner in a cohort under a display name they chose, and what they let it read.
+
+    Joining writes only this row (nothing of the learner's own records changes); leaving
+    deletes it, so the cohort's views drop the learner from then on. ``share_explanations``
+    is the learner's consent, given when joining, to let the instructor read their
+    explanations verbatim. 0007.
+    """
+
+    __tablename__ = "cohort_member"
+    __table_args__ = (UniqueConstraint("cohort_id", "learner_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    cohort_id: Mapped[int] = mapped_column(ForeignKey("cohort.id", ondelete="CASCADE"))
+    learner_id: Mapped[int] = mapped_column(
+        ForeignKey("learner.id", ondelete="CASCADE"), index=True)
+    display_name: Mapped[str] = mapped_column(String(DISPLAY_NAME_LENGTH))
+    share_explanations: Mapped[bool] = mapped_column(Boolean, server_default=false())
+    joined_at: Mapped[datetime]
+class ItemHold(Base):
+    """A learner's hold on one question or flashcard: suspended, or buried until a day starts.
+
+    Set from the card browser (Anki's suspend and bury). While a hold is in force the item is
+    never served and counts in no due figure (``quizsvc.store.holds.held``); it touches
+    neither the card's schedule nor its mastery record. A row with neither is no hold.
+    """
+
+    __tablename__ = "item_hold"
+    __table_args__ = (
+        UniqueConstraint("learner_id", "question_id"),
+        Index("ix_item_hold_learner_id_lesson", "learner_id", "lesson"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    learner_id: Mapped[int] = mapped_column(ForeignKey("learner.id", ondelete="CASCADE"))
+    question_id: Mapped[str] = mapped_column(String(REF_LENGTH))
+    lesson: Mapped[str] = mapped_column(String(REF_LENGTH))
+    suspended: Mapped[bool] = mapped_column(Boolean)
+    buried_until: Mapped[datetime | None]
+    updated_at: Mapped[datetime]
+
+
+class QuestionReport(Base):
+    """A learner's report of a problem with a question, kept with the variant it was seen on.
+
+    ``(question_id, seed, bank_version)`` name the variant exactly, so an author can rebuild
+    what the learner saw; only the author views list reports (never another learner).
+    """
+
+    __tablename__ = "question_report"
+    __table_args__ = (
+        Index("ix_question_report_created_at", "created_at"),
+        CheckConstraint("reason IN ('wrong_answer', 'unclear', 'typo', 'broken', 'other')",
+                        name="reason_known"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    learner_id: Mapped[int] = mapped_column(
+        ForeignKey("learner.id", ondelete="CASCADE"), index=True)
+    variant_id: Mapped[str | None] = mapped_column(
+        ForeignKey("served_variant.id", ondelete="SET NULL"))
+    question_id: Mapped[str] = mapped_column(String(REF_LENGTH))
+    lesson: Mapped[str] = mapped_column(String(REF_LENGTH))
+    seed: Mapped[int] = mapped_column(BigInteger)
+    bank_version: Mapped[str] = mapped_column(String(64))
+    reason: Mapped[str] = mapped_column(String(16))
+    text: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime]
 
 
 class ExportedVariant(Base):

@@ -5,16 +5,16 @@ Opinions, not evidence: nothing here touches attempts, cards or mastery.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import bindparam, delete, insert, select, update
 
-from quizsvc.store.models import SelfAssessment, table
+from quizsvc.store.models import Browser, SelfAssessment, table
 from quizsvc.store.repository import Repository
 
-SELF_ASSESSMENTS = table(SelfAssessment)
+SELF_ASSESSMENTS, BROWSERS = table(SelfAssessment), table(Browser)
 COLUMNS = ("ref", "ref_kind", "rating", "note", "updated_at")
 ONE = select(SELF_ASSESSMENTS).where(SELF_ASSESSMENTS.c.browser_id == bindparam("b_browser"),
                                      SELF_ASSESSMENTS.c.ref == bindparam("b_ref"))
@@ -85,3 +85,14 @@ class SelfAssessmentRepository(Repository):
             select(SELF_ASSESSMENTS.c.ref, SELF_ASSESSMENTS.c.rating)
             .where(SELF_ASSESSMENTS.c.browser_id == browser_id))
         return {ref: rating for ref, rating in rows}
+
+    def ratings_of_learners(self, learners: Collection[int]) -> list[tuple[int, str, int]]:
+        """Return (learner, ref, rating) of every rating made on the learners' browsers,
+        oldest first (a later rating of the same ref, on another browser, comes after)."""
+        rows = self.connection.execute(
+            select(BROWSERS.c.learner_id, SELF_ASSESSMENTS.c.ref, SELF_ASSESSMENTS.c.rating)
+            .select_from(SELF_ASSESSMENTS.join(
+                BROWSERS, BROWSERS.c.id == SELF_ASSESSMENTS.c.browser_id))
+            .where(BROWSERS.c.learner_id.in_(sorted(learners)))
+            .order_by(SELF_ASSESSMENTS.c.updated_at, SELF_ASSESSMENTS.c.id))
+        return [(learner, ref, rating) for learner, ref, rating in rows]

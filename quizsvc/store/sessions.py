@@ -265,6 +265,14 @@ class SessionRepository(Repository):
                             row.correct, row.score, row.closed_book, row.revealed_at is not None,
                             row.rating, row.due, row.mastered, row.mastered_at) for row in rows]
 
+    def drop_unserved(self, learner_id: int, question_id: str) -> int:
+        """Delete a question's items not served yet from this learner's sessions (a hold
+        now keeps it out); return how many. Served variants stay as they are."""
+        mine = select(SESSIONS.c.id).where(SESSIONS.c.learner_id == learner_id)
+        return self.connection.execute(
+            delete(ITEMS).where(ITEMS.c.session_id.in_(mine), ITEMS.c.question_id == question_id,
+                                ITEMS.c.variant_id.is_(None))).rowcount or 0
+
     def mark_open_book(self, learner_id: int, lesson: str | None = None) -> int:
         """Mark this learner's open variants (of ``lesson``, or all) open-book; return how many.
 

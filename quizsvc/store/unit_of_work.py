@@ -39,12 +39,17 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from quizsvc.errors import N_, Busy
 from quizsvc.store.answers import AnswerRepository
+from quizsvc.store.cohorts import CohortRepository
 from quizsvc.store.database import READ_ONLY
+from quizsvc.store.erasure import ErasureRepository
 from quizsvc.store.exports import ExportRepository
 from quizsvc.store.history import HistoryRepository
+from quizsvc.store.holds import HoldRepository
 from quizsvc.store.item_statistics import ItemStatisticsRepository
+from quizsvc.store.items import ItemRepository
 from quizsvc.store.learners import LearnerRepository
-from quizsvc.store.progress import ProgressRepository
+from quizsvc.store.progress import GroupProgressRepository, ProgressRepository
+from quizsvc.store.reports import ReportRepository
 from quizsvc.store.repository import NoTransaction
 from quizsvc.store.scheduler_settings import SettingsRepository
 from quizsvc.store.self_assessments import SelfAssessmentRepository
@@ -72,6 +77,12 @@ class UnitOfWork:
         self.progress = ProgressRepository(self)
         self.settings = SettingsRepository(self)
         self.self_assessments = SelfAssessmentRepository(self)
+        self.cohorts = CohortRepository(self)
+        self.group_progress = GroupProgressRepository(self)
+        self.erasure = ErasureRepository(self)
+        self.holds = HoldRepository(self)
+        self.items = ItemRepository(self)
+        self.reports = ReportRepository(self)
         self.item_statistics = ItemStatisticsRepository(self)
         self.exports = ExportRepository(self)
 

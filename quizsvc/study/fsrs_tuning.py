@@ -14,7 +14,8 @@ first; changing a learner's desired retention runs the second):
   that now apply to it (``quizsvc.review.scheduling.reschedule``), so the card, and the
   state-before of every log row (which re-rating a review starts from), are what the reviews
   give under those settings. It runs under the learner's lock (its caller's
-  ``UnitOfWork.locked``): an answer racing it redoes its review on the new state.
+  ``UnitOfWork.locked``): an answer racing it redoes its review on the new state. The replay
+  itself (``replayed``) is pure, so a caller can run it before taking the lock.
 
 Nothing here reads or writes mastery: parameters and retention only move due dates.
 """
@@ -28,6 +29,7 @@ from quizsvc.review import optimizer, scheduling
 from quizsvc.review.optimizer import Fit, NoFit
 from quizsvc.review.ratings import ReviewRating
 from quizsvc.review.scheduling import SchedulerSettings
+from quizsvc.store.scheduler_settings import LoggedCard
 from quizsvc.store.unit_of_work import UnitOfWork
 
 
@@ -80,20 +82,42 @@ def optimize(uow: UnitOfWork, now: datetime, lesson: str | None = None,
 def reschedule_learner(uow: UnitOfWork, learner_id: int, lesson: str | None = None) -> int:
     """Replay the learner's cards (of one lesson) under their settings; return how many
     changed. Runs in the caller's write, which holds the learner's lock."""
-    settings: dict[str, SchedulerSettings] = {}
+    cards = uow.settings.logged_cards(learner_id, lesson)
+    settings = {card.lesson: uow.settings.read_settings(learner_id, card.lesson)
+                for card in cards}
+    changes = replayed(cards, settings)
+    changes.write(uow)
+    return len(changes.cards)
+
+
+@dataclass(frozen=True)
+class Rescheduled:
+    """What replaying a learner's cards changed: log rows' states before, cards' after."""
+
+    logs: list[tuple[int, scheduling.CardState]]
+    cards: list[tuple[int, scheduling.CardState]]
+
+    def write(self, uow: UnitOfWork) -> None:
+        """Write the changed states in the caller's write."""
+        uow.settings.write_rescheduled(self.logs, self.cards)
+
+
+def replayed(cards: list[LoggedCard], settings: dict[str, SchedulerSettings]) -> Rescheduled:
+    """Replay each card from its log under its lesson's ``settings``; keep what changed.
+
+    Pure: the replay is the costly part (seconds for a long log), so a caller may run it
+    outside any transaction and write the result under the learner's lock.
+    """
     changed_logs: list[tuple[int, scheduling.CardState]] = []
     changed_cards: list[tuple[int, scheduling.CardState]] = []
-    for card in uow.settings.logged_cards(learner_id, lesson):
-        if card.lesson not in settings:
-            settings[card.lesson] = uow.settings.read_settings(learner_id, card.lesson)
-        replayed = scheduling.reschedule(
+    for card in cards:
+        replay = scheduling.reschedule(
             [(ReviewRating(row.rating), row.reviewed_at) for row in card.log],
             settings[card.lesson])
         befores = [row.before for row in card.log]
-        if replayed.after == card.state and list(replayed.before) == befores:
+        if replay.after == card.state and list(replay.before) == befores:
             continue
-        changed_logs.extend((row.id, before) for row, before in zip(card.log, replayed.before,
+        changed_logs.extend((row.id, before) for row, before in zip(card.log, replay.before,
                                                                       strict=True))
-        changed_cards.append((card.card_id, replayed.after))
-    uow.settings.write_rescheduled(changed_logs, changed_cards)
-    return len(changed_cards)
+        changed_cards.append((card.card_id, replay.after))
+    return Rescheduled(changed_logs, changed_cards)

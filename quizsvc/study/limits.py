@@ -16,6 +16,10 @@ from quizsvc.bank.kinds.explain import MAX_TEXT_ANSWER as MAX_TEXT_ANSWER
 MAX_EXPLANATION = 4000  # characters of a wrong answer's explanation
 MAX_IDEMPOTENCY_KEY = 200  # characters of an Idempotency-Key
 MAX_NOTE = 2000  # characters of a self-assessment note
+MAX_REPORT_TEXT = 500  # characters of a report of a problem with a question
+MAX_SEARCH = 200  # characters of a card browser search
+MAX_BROWSE_PAGE = 10_000  # pages of the card browser a request may name
+MAX_REPORTS_LISTED = 500  # reports one author listing returns
 MAX_REF = 200  # characters of a question or section id
 MAX_VARIANT_ID = 64  # characters of a served variant's id
 MAX_LINK_CODE = 64  # characters a typed link code may take (with spaces and dashes)

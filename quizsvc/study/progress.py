@@ -7,6 +7,7 @@ stored nothing yet has an empty history: every count is zero and every new quest
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 
@@ -14,6 +15,7 @@ from quizsvc.bank.model import Text
 from quizsvc.review import calibration, scheduling
 from quizsvc.store import progress as store
 from quizsvc.store.progress import DueCard
+from quizsvc.study.bank_index import BankIndex
 from quizsvc.study.context import Context
 
 DUE_LIST_LIMIT = 100
@@ -224,18 +226,26 @@ def calibration_pairs(ctx: Context, lesson: str | None = None) -> list[tuple[int
     """
     if ctx.identity is None:
         return []
-    ratings = ctx.uow.self_assessments.ratings(ctx.identity.browser_id)
+    claimed = claimed_ratings(ctx.index, ctx.uow.self_assessments.ratings(
+        ctx.identity.browser_id), lesson)
+    if not claimed:
+        return []
+    return [(claimed[question_id], correct) for question_id, correct
+            in ctx.uow.progress.graded_answers(ctx.identity.learner_id, sorted(claimed))]
+
+
+def claimed_ratings(index: BankIndex, ratings: Mapping[str, int], lesson: str | None
+                    ) -> dict[str, int]:
+    """Return the rating each question is claimed at by ``ratings`` (by ref): the
+    question's own, else its lesson section's."""
     claimed: dict[str, int] = {}
-    for question in ctx.index.questions.values():
+    for question in index.questions.values():
         if lesson is not None and question.lesson != lesson:
             continue
         rating = ratings.get(question.id, ratings.get(question.section))
         if rating is not None:
             claimed[question.id] = rating
-    if not claimed:
-        return []
-    return [(claimed[question_id], correct) for question_id, correct
-            in ctx.uow.progress.graded_answers(ctx.identity.learner_id, sorted(claimed))]
+    return claimed
 
 
 def progress_report(ctx: Context, lesson: str | None = None) -> Progress:
@@ -324,20 +334,7 @@ def section_report(ctx: Context, lesson: str | None = None) -> SectionReport:
                         for m in ctx.uow.progress.mastery_records(learner_id, lesson)
                         if m.mastered}
             recent = ctx.uow.progress.closed_book_answers_since(learner_id, since, lesson)
-    sections = []
-    for lesson_id, lesson_entry in ctx.index.lessons.items():
-        if lesson is not None and lesson_id != lesson:
-            continue
-        questions = ctx.index.by_lesson.get(lesson_id, ())
-        for section in lesson_entry.sections:
-            ids = [q.id for q in questions if q.section == section.id]
-            if not ids:
-                continue
-            right = sum(counts.get(qid, [0, 0])[0] for qid in ids)
-            wrong = sum(counts.get(qid, [0, 0])[1] for qid in ids)
-            sections.append(SectionProgress(lesson_id, section.id, section.title, len(ids),
-                                            sum(1 for qid in ids if qid in mastered),
-                                            right + wrong, right))
+    sections = sections_of(ctx.index, lesson, counts, mastered)
     weak = sorted((qid for qid, (right, wrong) in counts.items()
                    if wrong and qid in ctx.index.questions),
                   key=lambda qid: (-counts[qid][1], counts[qid][0], qid))
@@ -350,4 +347,25 @@ def section_report(ctx: Context, lesson: str | None = None) -> SectionReport:
         day[0] += 1
         day[1] += int(correct)
     history = tuple(DayAccuracy(day, n, right) for day, (n, right) in sorted(by_day.items()))
-    return SectionReport(tuple(sections), weakest, history)
+    return SectionReport(sections, weakest, history)
+
+
+def sections_of(index: BankIndex, lesson: str | None, counts: Mapping[str, list[int]],
+                mastered: Collection[str]) -> tuple[SectionProgress, ...]:
+    """Fold one learner's closed-book counts by question (``[right, wrong]``) and mastered
+    questions into the lesson's sections (of one lesson, or all), in the lesson's order."""
+    sections = []
+    for lesson_id, lesson_entry in index.lessons.items():
+        if lesson is not None and lesson_id != lesson:
+            continue
+        questions = index.by_lesson.get(lesson_id, ())
+        for section in lesson_entry.sections:
+            ids = [q.id for q in questions if q.section == section.id]
+            if not ids:
+                continue
+            right = sum(counts.get(qid, [0, 0])[0] for qid in ids)
+            wrong = sum(counts.get(qid, [0, 0])[1] for qid in ids)
+            sections.append(SectionProgress(lesson_id, section.id, section.title, len(ids),
+                                            sum(1 for qid in ids if qid in mastered),
+                                            right + wrong, right))
+    return tuple(sections)

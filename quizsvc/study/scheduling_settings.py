@@ -9,7 +9,7 @@ here reaches their mastery records.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from quizsvc.pool import job_runtime
@@ -79,12 +79,25 @@ def set_desired_retention(ctx: Context, retention: float) -> SchedulingView:
 
 
 def retention_job(learner_id: int, retention: float, now: datetime) -> int:
-    """Store a learner's desired retention and reschedule their cards by it, under their lock
-    (a job for the costly-work pool: replaying a long review log takes seconds); return how
-    many cards moved."""
+    """Store a learner's desired retention and reschedule their cards by it (a job for the
+    costly-work pool); return how many cards moved.
+
+    The replay takes seconds for a long review log, so it runs outside any transaction, on
+    what one read returned; the write under the learner's lock is short. If the learner's
+    reviews changed in between (``review_seq`` moved on), the replay is redone under the lock.
+    """
     runtime = job_runtime()
     with runtime.unit_of_work() as uow:
         uow.deadline = runtime.deadline
+        with uow.read():
+            review_seq = uow.answers.review_seq_of(learner_id)
+            cards = uow.settings.logged_cards(learner_id)
+            settings = {card.lesson: replace(uow.settings.read_settings(learner_id, card.lesson),
+                                             desired_retention=retention) for card in cards}
+        changes = fsrs_tuning.replayed(cards, settings)
         with uow.locked(learner_id):
             uow.settings.put_retention(learner_id, retention, now)
-            return fsrs_tuning.reschedule_learner(uow, learner_id)
+            if uow.answers.review_seq_of(learner_id) != review_seq + 1:  # not only our lock
+                return fsrs_tuning.reschedule_learner(uow, learner_id)
+            changes.write(uow)
+            return len(changes.cards)

@@ -85,24 +85,28 @@ def start_session(ctx: Context, lesson: str, mode: Mode, size: int,
         return start_retry(ctx, lesson, mode, size, retry_of)
     candidates = [q for q in ctx.index.by_lesson[lesson] if wanted_in(mode, q.kind)]
     with ctx.uow.write():
-        cards = ctx.uow.progress.card_dues(ctx.learner_id, lesson)
+        cards = ctx.uow.progress.card_dues(ctx.learner_id, lesson, ctx.now)
         return create(ctx, lesson, mode, size, picked_items(mode, size, candidates, cards,
                                                              ctx.now))
 
 
 def picked_items(mode: str, size: int, candidates: list[Question],
-                 cards: list[tuple[str, datetime]], now: datetime) -> list[tuple[str, str]]:
+                 cards: list[tuple[str, datetime | None]], now: datetime
+                 ) -> list[tuple[str, str]]:
     """Pick a session's items from the learner's cards: due first, then new, then (quiz mode)
-    the graded questions due soonest."""
+    the graded questions due soonest. An item a hold keeps out (due ``None``: suspended, or
+    buried until tomorrow) is never picked."""
     wanted = {q.id for q in candidates}
     known = {question_id for question_id, _ in cards}
-    due = [qid for qid, due_at in cards if qid in wanted and due_at <= now]
+    due = [qid for qid, due_at in cards if qid in wanted and due_at is not None
+           and due_at <= now]
     new = [q.id for q in candidates if q.id not in known]
     picked: list[tuple[str, str]] = [(qid, "due") for qid in due[:size]]
     picked += [(qid, "new") for qid in new[: size - len(picked)]]
     if mode == "quiz" and len(picked) < size:
         chosen = {qid for qid, _ in picked}
-        later = [qid for qid, due_at in cards if qid in wanted and qid not in chosen]
+        later = [qid for qid, due_at in cards if qid in wanted and qid not in chosen
+                 and due_at is not None]
         picked += [(qid, "practice") for qid in later[: size - len(picked)]]
     return picked
 
@@ -146,17 +150,19 @@ def create(ctx: Context, lesson: str, mode: str, size: int,
 
 @dataclass(frozen=True)
 class StartCounts:
-    """What a session of one mode would find now, over every lesson: due and new questions."""
+    """What a session of one mode would find now, over every lesson: due and new questions
+    (an item a hold keeps out is neither)."""
 
     mode: str
     due_now: int
     new: int
     seen: int  # questions of these kinds this learner has a card for
+    held: int = 0  # held questions of these kinds without a card (neither new nor seen)
 
     @property
     def total(self) -> int:
         """Count every question of the kinds the mode serves."""
-        return self.new + self.seen
+        return self.new + self.seen + self.held
 
 
 def start_counts(ctx: Context, mode: Mode) -> StartCounts:
@@ -170,8 +176,8 @@ def start_counts(ctx: Context, mode: Mode) -> StartCounts:
     if ctx.identity is None:
         return StartCounts(mode, 0, len(wanted), 0)
     with ctx.uow.read():
-        cards, due_now = ctx.uow.progress.card_counts(ctx.learner_id, wanted, ctx.now)
-    return StartCounts(mode, due_now, len(wanted) - cards, cards)
+        cards, due_now, held = ctx.uow.progress.card_counts(ctx.learner_id, wanted, ctx.now)
+    return StartCounts(mode, due_now, len(wanted) - cards - held, cards, held)
 
 
 def owned_session(ctx: Context, session_id: str) -> store.SessionState:

@@ -23,6 +23,7 @@ NAV: tuple[tuple[str, LazyString], ...] = (
     ('web.flashcards', _l('Flashcards')),
     ('web.simulator', _l('Simulator')),
     ('web.progress_page', _l('Progress')),
+    ('web.browse_home', _l('Browse')),
     ('web.link', _l('Link another browser')),
 )
 
@@ -209,3 +210,40 @@ def field_label(name: str) -> LazyString | str:
     """Return the label of simulator input ``name`` (``A.num_tokens`` -> its N label)."""
     key = name.split(".")[-1]
     return FIELD_LABELS.get(key, key)
+
+# An item's state in the card browser (quizsvc.study.browse.STATES).
+ITEM_STATUSES: dict[str, LazyString] = {
+    'new': _l('New'),
+    'due': _l('Due'),
+    'scheduled': _l('Scheduled'),
+    'suspended': _l('Suspended'),
+    'buried': _l('Buried until tomorrow'),
+}
+
+# The kinds of question (quizsvc.bank.kinds.KINDS), as the card browser names them.
+QUESTION_KINDS: dict[str, LazyString] = {
+    'numeric': _l('Numeric'),
+    'choice': _l('Single choice'),
+    'multi': _l('Multiple choice'),
+    'order': _l('Order'),
+    'anchor': _l('Source line'),
+    'flashcard': _l('Flashcard'),
+    'explain': _l('Explanation'),
+}
+
+# Why a learner reports a problem with a question (quizsvc.study.reports.REASONS).
+REPORT_REASONS: dict[str, LazyString] = {
+    'wrong_answer': _l('The answer or grading looks wrong'),
+    'unclear': _l('The question is unclear'),
+    'typo': _l('A typo or a translation problem'),
+    'broken': _l('Something on the page is broken'),
+    'other': _l('Something else'),
+}
+
+# What the card browser confirms after a suspend or bury button (quizsvc.web.pages.browse).
+HOLD_DONE: dict[str, LazyString] = {
+    'suspend': _l('Suspended: it will not be served until you unsuspend it.'),
+    'unsuspend': _l('Unsuspended: it will be served again.'),
+    'bury': _l('Buried until tomorrow.'),
+    'unbury': _l('Unburied: it can be served today.'),
+}

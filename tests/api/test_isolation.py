@@ -247,6 +247,50 @@ def bank_without_token(mallory, a):
     status(404)(mallory.get("/api/author/bank"))
 
 
+@attack("GET", "/api/memberships")
+def list_memberships(mallory, a):
+    assert mallory.get("/api/memberships").json == []
+
+
+@attack("POST", "/api/memberships")
+def join_with_a_guessed_code(mallory, a):
+    status(422)(mallory.post("/api/memberships", json={"code": a.link_code,
+                                                        "display_name": "Mallory"}))
+
+
+@attack("DELETE", "/api/memberships/<int:cohort_id>")
+def leave_for_someone(mallory, a):
+    status(404)(mallory.delete("/api/memberships/1"))
+
+
+@attack("GET", "/api/cohorts/<int:cohort_id>/report")
+def read_a_cohort_report(mallory, a):
+    status(401)(mallory.get("/api/cohorts/1/report"))
+    status(404)(mallory.get("/api/cohorts/1/report",
+                            headers={"Authorization": f"Bearer {a.link_code}"}))
+
+
+@attack("GET", "/api/cohorts/<int:cohort_id>/gradebook.csv")
+def read_a_gradebook(mallory, a):
+    status(401)(mallory.get("/api/cohorts/1/gradebook.csv"))
+
+
+@attack("POST", "/api/author/cohorts")
+def make_a_cohort_without_token(mallory, a):
+    status(404)(mallory.post("/api/author/cohorts", json={"lesson": LESSON_ID, "name": "x"}))
+
+
+@attack("POST", "/api/author/cohorts/<int:cohort_id>/instructor-token")
+def rotate_without_token(mallory, a):
+    status(404)(mallory.post("/api/author/cohorts/1/instructor-token"))
+
+
+@attack("DELETE", "/api/me")
+def erase_oneself(mallory, a):
+    status(422)(mallory.delete("/api/me"))
+    status(200)(mallory.delete("/api/me?confirm=erase"))
+
+
 @attack("GET", "/api/openapi.json")
 def read_spec(mallory, a):
     status(200)(mallory.get("/api/openapi.json"))

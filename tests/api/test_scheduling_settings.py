@@ -186,3 +186,55 @@ def test_neither_retention_nor_fitted_parameters_touch_mastery(study: Any, db: A
     db.expire_all()
     assert [(m.question_id, m.mastered, m.mastered_at, m.evidence, m.evaluated_at)
             for m in db.scalars(select(Mastery))] == before
+
+
+def test_a_review_made_while_the_retention_replays_is_replayed_again_under_the_lock(
+        study: Any, db: Any, monkeypatch: Any) -> None:
+    """The replay runs outside any transaction (it takes seconds for a long log, and held the
+    database's writer meanwhile); when a review lands between its read and its write (the
+    learner's ``review_seq`` moved on by more than the lock's own bump), the stale replay is
+    not written: the change is replayed again under the lock."""
+    from quizsvc.study import fsrs_tuning
+
+    rate_flashcard_easy(study)
+    stale_seq = db.scalar(select(Learner.review_seq))
+
+    bumped: list[int] = []
+    from quizsvc.store import answers as answers_module
+    original = answers_module.AnswerRepository.review_seq_of
+
+    def seq_after_a_race(self: Any, learner: int) -> int:
+        value = original(self, learner)
+        if self.uow.in_transaction and not bumped and value == stale_seq + 1:
+            # the lock's bump, plus the racing review's: as if it had landed in between
+            bumped.append(value)
+            return value + 1
+        return value
+
+    monkeypatch.setattr(answers_module.AnswerRepository, "review_seq_of", seq_after_a_race)
+    calls: list[int] = []
+    full = fsrs_tuning.reschedule_learner
+
+    def counted(uow: Any, learner: int, lesson: Any = None) -> int:
+        calls.append(learner)
+        return full(uow, learner, lesson)
+
+    monkeypatch.setattr(fsrs_tuning, "reschedule_learner", counted)
+    changed = study.browser.put("/api/scheduling", json={"desired_retention": 0.97})
+    assert changed.status_code == 200, changed.json
+    assert calls and bumped  # replayed again, under the lock
+    assert forecast(study.browser)[2] == 1  # and the result is the new retention's
+
+
+def test_an_unraced_retention_change_writes_the_replay_it_made_before_the_lock(
+        study: Any, db: Any, monkeypatch: Any) -> None:
+    from quizsvc.study import fsrs_tuning
+
+    rate_flashcard_easy(study)
+    calls: list[int] = []
+    monkeypatch.setattr(fsrs_tuning, "reschedule_learner",
+                        lambda *args: calls.append(1) or 0)
+    changed = study.browser.put("/api/scheduling", json={"desired_retention": 0.97})
+    assert changed.status_code == 200 and changed.json["rescheduled_cards"] == 1
+    assert calls == []
+    assert forecast(study.browser)[2] == 1

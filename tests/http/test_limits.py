@@ -94,3 +94,18 @@ def test_deck_downloads_are_limited_and_built_once(app_config, connection, monke
     statuses = [browser.get(url).status_code for _ in range(4)]
     assert statuses == [200, 200, 200, 429]
     assert built == ["en"]  # built once, handed out again from the kept package
+
+
+def test_desired_retention_changes_are_limited_per_browser_and_reads_are_not(app_config,
+                                                                            connection):
+    """Each change replays the learner's whole review log: 46 a second from one browser held
+    the database's writer; a few a minute is all a learner needs."""
+    app = app_with(app_config, connection, RETENTION_RATE_LIMIT="2/minute")
+    browser = ApiBrowser(app)
+    changes = [browser.put("/api/scheduling", json={"desired_retention": 0.85}).status_code
+               for _ in range(3)]
+    assert changes == [200, 200, 429]
+    assert [browser.get("/api/scheduling").status_code for _ in range(3)] == [200] * 3
+    page = browser.client.post("/progress/retention", data={
+        "desired_retention": "0.8", "csrf_token": browser.csrf})
+    assert page.status_code == 429  # the page's form counts with the API

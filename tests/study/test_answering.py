@@ -7,8 +7,9 @@ the definitions, as contract tests on SQLite and PostgreSQL:
 
 - one attempt, one review log row holding the card's state *before* the review, and the card
   as ``scheduling.review`` leaves it;
-- a mastery record always equal to ``mastery.evaluate`` over the question's whole graded
-  history, whatever the order of right, wrong, open- and closed-book answers across days;
+- a mastery record equal to ``mastery.evaluate`` over the question's whole graded history
+  (the long random walk across days is a use-case test on the fake unit of work,
+  ``tests/study/test_mastery_history.py``; the rows it relies on are checked here);
 - ``learner.review_seq`` bumped by every change to a learner's reviews (that is how the
   lock-free path notices it read something stale);
 - grading from the stored answer key, or from the rebuilt variant when the key is missing
@@ -20,7 +21,6 @@ the definitions, as contract tests on SQLite and PostgreSQL:
 from __future__ import annotations
 
 import json
-import random
 import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -37,9 +37,7 @@ from quizsvc import create_app
 from quizsvc.bank.answer_key import AnswerKey
 from quizsvc.http import browser as http_browser
 from quizsvc.http.browser import sign_csrf
-from quizsvc.review import mastery as mastery_policy
-from quizsvc.review import outcome, scheduling
-from quizsvc.review.mastery import FRESH_REVEAL
+from quizsvc.review import scheduling
 from quizsvc.review.scheduling import CardState, ReviewRating
 from quizsvc.store.answer_rows import AnswerWrite
 from quizsvc.store.answers import AnswerRepository
@@ -58,6 +56,7 @@ from quizsvc.study.linking import digest
 from tests.support.browsers import ApiBrowser, Study
 from tests.support.databases import committed_database
 from tests.support.fake_bank import LESSON_ID
+from tests.support.mastery_check import assert_record_is_the_policy_s
 
 NUMERIC_SOLUTION = ("Running requests are served first.", "running 先分配。")
 
@@ -172,104 +171,16 @@ def test_an_answer_writes_one_attempt_one_log_row_of_the_state_before_and_the_re
 # ---------------------------------------------------------------- mastery
 
 
-def graded_history(db: Session, learner_id: int, question_id: str
-                   ) -> list[mastery_policy.GradedAttempt]:
-    """Return the question's whole graded history as the mastery policy reads it."""
-    return [mastery_policy.GradedAttempt(a.id, mastery_policy.variant_identity(
-                a.content_key, a.seed, a.bank_version), a.submitted_at,
-                                         bool(a.correct), a.closed_book)
-            for a in db.scalars(select(Attempt).where(Attempt.learner_id == learner_id,
-                                                      Attempt.question_id == question_id,
-                                                      Attempt.graded.is_(True)))]
-
-
-def last_change(history: list[mastery_policy.GradedAttempt]) -> datetime | None:
-    """Return when the verdict last turned (mastered or lapsed): the record's evaluated_at."""
-    ordered = sorted(history, key=lambda a: (a.submitted_at, a.attempt_id))
-    changed, mastered = None, False
-    for n in range(1, len(ordered) + 1):
-        now_mastered = mastery_policy.evaluate(ordered[:n]).mastered
-        if now_mastered != mastered:
-            changed, mastered = ordered[n - 1].submitted_at, now_mastered
-    return changed
-
-
 def assert_mastery_is_the_policy_s(db: Session, learner_id: int, question_id: str
                                    ) -> Mastery | None:
     """Assert the stored record is what ``mastery.evaluate`` says of the whole history."""
     db.expire_all()
-    history = graded_history(db, learner_id, question_id)
-    verdict = mastery_policy.evaluate(history)
+    attempts = db.scalars(select(Attempt).where(Attempt.learner_id == learner_id,
+                                                Attempt.question_id == question_id)).all()
     record = db.scalars(select(Mastery).where(Mastery.learner_id == learner_id,
                                               Mastery.question_id == question_id)
                         ).one_or_none()
-    assert (record is not None) is verdict.ever_mastered
-    if record is None:
-        return None
-    assert (record.mastered, record.mastered_at, record.evidence) == (
-        verdict.mastered, verdict.mastered_at, list(verdict.evidence))
-    assert outcome.NEW_ATTEMPT_ID not in record.evidence
-    assert set(record.evidence) <= {a.attempt_id for a in history}
-    assert (record.policy, record.lesson) == (mastery_policy.POLICY, LESSON_ID)
-    assert record.evaluated_at == last_change(history)
-    return record
-
-
-@pytest.mark.parametrize("seed", [13, 21, 2026])
-def test_mastery_written_by_the_fast_path_is_the_policy_over_the_whole_history(
-        study: Study, browser: ApiBrowser, db: Session, clock: Any, seed: int) -> None:
-    """Random right/wrong, open/closed-book answers, explanations and ratings across days.
-
-    Each round is a two-question quiz (both graded questions of the fake bank); reading the
-    lesson while a question is open makes that one answer open-book. The clock sometimes
-    stands still, so that a question is answered twice at one instant: the policy then
-    orders by attempt id, and so must the fast path's read of the current run.
-    """
-    rng = random.Random(seed)
-    seen = {"mastered": 0, "lapsed": 0, "open-book": 0, "remastered": 0, "same instant": 0,
-            "practice": 0}
-    ever_lapsed: set[str] = set()
-    answered_at: dict[str, datetime] = {}
-    wrong_revealed_at: dict[str, datetime] = {}
-    for _ in range(18):
-        session = study.start(LESSON_ID, mode="quiz", size=2)
-        while not (item := study.next(session["id"]))["done"]:
-            vid, qid = item["question"]["variant_id"], item["question"]["question_id"]
-            open_book = rng.random() < 0.2
-            if open_book:
-                opened = browser.post(f"/api/lessons/{LESSON_ID}/open-book")
-                assert opened.json["opened_book"] == 1
-                seen["open-book"] += 1
-            right = rng.random() < 0.75
-            learner_id = learner_of(db, browser)
-            before = db.scalars(select(Mastery.mastered).where(
-                Mastery.learner_id == learner_id, Mastery.question_id == qid)).one_or_none()
-            body = study.answer(vid, study.right_answer(vid) if right
-                                else study.wrong_answer(vid)).json
-            practice = (qid in wrong_revealed_at
-                        and clock.now - wrong_revealed_at[qid] < FRESH_REVEAL)
-            seen["practice"] += practice
-            assert (body["correct"], body["closed_book"], body["practice"]) == (
-                right, not open_book and not practice, practice)
-            seen["same instant"] += answered_at.get(qid) == clock.now  # a tie, broken by id
-            answered_at[qid] = clock.now
-            record = assert_mastery_is_the_policy_s(db, learner_id, qid)
-            after = record.mastered if record is not None else None
-            if after and not before:
-                seen["remastered" if qid in ever_lapsed else "mastered"] += 1
-            if before and not after:
-                seen["lapsed"] += 1
-                ever_lapsed.add(qid)
-            if not right and rng.random() < 0.5:
-                browser.post(f"/api/attempts/{body['id']}/explanation",
-                             json={"explanation": "misread the budget"})
-                wrong_revealed_at[qid] = clock.now
-            elif right and rng.random() < 0.3:
-                browser.post(f"/api/attempts/{body['id']}/rating",
-                             json={"rating": rng.choice(["hard", "easy"])})
-            clock.advance(minutes=rng.choice([0, 0, 1, 7, 30]))
-        clock.advance(hours=rng.choice([0, 0, 3, 8, 14, 20, 26, 30, 50]))
-    assert all(seen.values()), seen  # the sequence went through every kind of change
+    return assert_record_is_the_policy_s(attempts, record, LESSON_ID)
 
 
 # ---------------------------------------------------------------- review_seq

@@ -7,29 +7,28 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from sqlalchemy import select
 
+from quizsvc import create_app
 from quizsvc.http.language import interval_text
-from quizsvc.store.models import ReviewCard
 from quizsvc.study import reviews
-from tests.support.browsers import ApiBrowser, Study
-from tests.support.context import context_of
 from tests.support.fake_bank import LESSON_ID
+from tests.support.fake_study import FakeStudy
 
 
-def answered(study: Study, kind: str, right: bool) -> int:
+def answered(learner: FakeStudy, kind: str, right: bool) -> int:
     """Serve review questions until one of ``kind`` comes up and answer it; return the id."""
-    session = study.start(LESSON_ID, mode="review", size=4)
+    session = learner.start(LESSON_ID, mode="review", size=4)
     for _ in range(4):
-        question = study.next(session["id"])["question"]
-        vid = question["variant_id"]
-        if question["kind"] == kind:
+        question = learner.next(session.id).question
+        assert question is not None
+        vid = question.variant_id
+        if question.kind == kind:
             if kind == "flashcard":
-                return int(study.answer(vid, None).json["id"])
-            answer = study.right_answer(vid) if right else study.wrong_answer(vid)
-            return int(study.answer(vid, answer).json["id"])
-        study.answer(vid, None if question["kind"] == "flashcard" else
-                     "text" if question["kind"] == "explain" else study.right_answer(vid))
+                return learner.answer(vid, None).id
+            answer = learner.right_answer(vid) if right else learner.wrong_answer(vid)
+            return learner.answer(vid, answer).id
+        learner.answer(vid, None if question.kind == "flashcard" else
+                       "text" if question.kind == "explain" else learner.right_answer(vid))
     raise AssertionError(f"no {kind} question")
 
 
@@ -38,30 +37,28 @@ def answered(study: Study, kind: str, right: bool) -> int:
     ("choice", True, "hard"), ("choice", True, "easy"),
 ])
 def test_the_interval_shown_is_the_interval_rating_schedules(
-        study: Study, browser: ApiBrowser, db: Any, clock: Any,
-        kind: str, right: bool, rating: str) -> None:
-    attempt_id = answered(study, kind, bool(right))
-    ctx = context_of(browser, db, study.bank, clock)
-    db.commit()  # the use case begins its own read
-    shown = reviews.rating_intervals(ctx, attempt_id)
+        learner: FakeStudy, clock: Any, kind: str, right: bool, rating: str) -> None:
+    attempt_id = answered(learner, kind, bool(right))
+    shown = reviews.rating_intervals(learner.ctx, attempt_id)
     assert list(shown) == (["again", "hard", "good", "easy"] if kind == "flashcard"
                            else ["hard", "good", "easy"])
     assert list(shown.values()) == sorted(shown.values()), "a better rating waits longer"
-    assert browser.post(f"/api/attempts/{attempt_id}/rating",
-                        json={"rating": rating}).status_code == 200
-    db.expire_all()
-    card = db.scalars(select(ReviewCard)).all()
+    learner.rate(attempt_id, rating)
     question = "computed-card" if kind == "flashcard" else "running-first"
-    due = next(c.due for c in card if c.question_id == question)
-    assert due - clock() == shown[rating]
+    [card] = learner.rows("review_card", learner_id=learner.learner_id, question_id=question)
+    assert card["due"] - clock() == shown[rating]
 
 
-def test_a_wrong_answer_shows_no_intervals(study: Study, browser: ApiBrowser, db: Any,
-                                           clock: Any) -> None:
-    attempt_id = answered(study, "choice", right=False)
-    ctx = context_of(browser, db, study.bank, clock)
-    db.commit()  # the use case begins its own read
-    assert reviews.rating_intervals(ctx, attempt_id) == {}
+def test_a_wrong_answer_shows_no_intervals(learner: FakeStudy) -> None:
+    attempt_id = answered(learner, "choice", right=False)
+    assert reviews.rating_intervals(learner.ctx, attempt_id) == {}
+
+
+@pytest.fixture(scope="module")
+def bare_app(bank: Any) -> Any:
+    """Return an app that never opens its database: the words are the request language's."""
+    return create_app({"TESTING": True, "DATABASE_URL": "sqlite://", "SECRET_KEY": "test",
+                       "BANK": bank})
 
 
 @pytest.mark.parametrize(("delta", "zh", "en"), [
@@ -72,10 +69,10 @@ def test_a_wrong_answer_shows_no_intervals(study: Study, browser: ApiBrowser, db
     (timedelta(days=45), "2个月", "2 mths"),
     (timedelta(days=730), "2年", "2 yrs"),
 ])
-def test_intervals_are_said_short_in_the_page_language(app: Any, delta: timedelta, zh: str,
-                                                       en: str) -> None:
+def test_intervals_are_said_short_in_the_page_language(bare_app: Any, delta: timedelta,
+                                                       zh: str, en: str) -> None:
     said = []
     for lang in ("zh", "en"):
-        with app.test_request_context(f"/?lang={lang}"):
+        with bare_app.test_request_context(f"/?lang={lang}"):
             said.append(interval_text(delta))
     assert said == [zh, en]

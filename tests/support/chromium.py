@@ -1,9 +1,11 @@
-"""Launch Debian's Chromium for the browser tests (never a downloaded browser)."""
+"""Launch Debian's Chromium for the browser tests (never a downloaded browser); keep their
+screenshots."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -35,3 +37,18 @@ def launch_chromium() -> Iterator[Any]:
             yield chromium
         finally:
             chromium.close()
+
+
+def screenshot_folder(config: pytest.Config) -> Path:
+    """Return where the browser tests keep their screenshots: ``test-output/screenshots/``."""
+    return Path(config.rootpath) / "test-output" / "screenshots"
+
+
+def forget_old_screenshots(config: pytest.Config) -> None:
+    """Delete the previous run's screenshots, so that what is there was taken by this run.
+
+    Called once per run, as it starts, by the process that runs it (under pytest-xdist the
+    controller: a worker doing it would delete what the other workers had taken already).
+    """
+    for old in screenshot_folder(config).glob("*.png"):
+        old.unlink()

@@ -112,7 +112,8 @@ def serve(database: LiveDatabase, bank: Any, **config: Any) -> Iterator[LiveServ
                       "SECRET_KEY": "live-test-secret",
                       "RANDOM_SEED": 20261108, "BANK": bank,
                       # every test learner comes from 127.0.0.1: not one client to limit
-                      "NEW_BROWSER_RATE_LIMIT": "1000000/minute", **config})
+                      "NEW_BROWSER_RATE_LIMIT": "1000000/minute",
+                      "REPORT_ADDRESS_RATE_LIMIT": "1000000/minute", **config})
     server = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, name="live-server", daemon=True)
     thread.start()

@@ -151,13 +151,16 @@ ONE_ADDRESS_MANY_LEARNERS = {
     "QUIZSVC_LINK_ADDRESS_RATE_LIMIT": "1000000/minute",
     "QUIZSVC_IMPORT_ADDRESS_RATE_LIMIT": "1000000/minute",
     "QUIZSVC_ANKI_ADDRESS_RATE_LIMIT": "1000000/minute",
+    "QUIZSVC_RETENTION_ADDRESS_RATE_LIMIT": "1000000/minute",
     "QUIZSVC_SANDBOX_CPU_PER_ADDRESS": "1000000000/minute",
 }
 
 
 def serve(database_url: str, bank_dir: Path, workers: int, log_path: Path,
-          extra_env: dict[str, str] | None = None, startup_seconds: float = 60.0) -> Service:
-    """Start ``quizsvc serve`` on a free loopback port and wait until /readyz answers 200."""
+          extra_env: dict[str, str] | None = None, startup_seconds: float = 120.0) -> Service:
+    """Start ``quizsvc serve`` on a free loopback port and wait until /readyz answers 200
+    (``startup_seconds`` is a bound, not a measurement: under pytest-xdist another worker
+    shares the cores while gunicorn preloads the bank)."""
     port = free_port()
     env = {**os.environ, "QUIZSVC_DATABASE_URL": database_url, "QUIZSVC_BANK_DIR": str(bank_dir),
            "QUIZSVC_WORKERS": str(workers), "QUIZSVC_SECRET_KEY": "reliability-test-secret",

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.chromium import launch_chromium
+from tests.support.chromium import launch_chromium, screenshot_folder
 from tests.support.live import (
     LIVE_AUTHOR_TOKEN,
     LiveServer,
@@ -94,12 +94,10 @@ def nojs_page(browser: Any, live_server: LiveServer) -> Iterator[Any]:
 
 @pytest.fixture(scope="session")
 def screenshot_dir(pytestconfig: pytest.Config) -> Path:
-    """Return the test run's screenshot folder, ``test-output/screenshots/``, emptied of the
-    previous run's pictures so that what is there was taken by this run."""
-    folder = Path(pytestconfig.rootpath) / "test-output" / "screenshots"
+    """Return the test run's screenshot folder, ``test-output/screenshots/`` (emptied of the
+    previous run's pictures once, when the run starts: ``tests/conftest.py``)."""
+    folder = screenshot_folder(pytestconfig)
     folder.mkdir(parents=True, exist_ok=True)
-    for old in folder.glob("*.png"):
-        old.unlink()
     return folder
 
 

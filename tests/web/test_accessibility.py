@@ -5,8 +5,11 @@ is also kept as a screenshot (``test-output/screenshots/a11y-<lang>-<viewport>-<
 The walk is one learner's first session: home, the lesson and its reference pages, a quiz
 (a refused answer, a wrong answer at the explanation gate, the reveal, a right answer with its
 ratings, the summary), the lesson while a question is open (the open-book gate), flashcards,
-the simulator (and its error state), progress, linking, the Anki page, an unknown URL, and
-the author's sign-in and item analysis (its variants unfolded).
+the simulator (and its error state), progress (and its charts' tables), linking, the Anki page
+and an unknown URL; a report of a problem sent from the reveal, and the card browser (the list,
+a suspension, a search, an item's history, a search that finds nothing); the author's sign-in
+and item analysis (its variants unfolded); then joining a cohort (refused, joined), the
+cohort's instructor page, and erasing (asked, erased).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from babel.messages.pofile import read_po
 
 from quizsvc.http.language import TRANSLATIONS
 from tests.support import pages as steps
+from tests.support.cohorts import live_cohort
 from tests.support.live import LIVE_AUTHOR_TOKEN, LiveServer
 
 pytestmark = pytest.mark.browser
@@ -112,6 +116,12 @@ def step(page: Any, action: Callable[[], Any]) -> None:
         action()
 
 
+def open_chart_tables(page: Any) -> None:
+    """Open every chart's table fold (the data behind the picture)."""
+    for summary in page.locator("details.chart-data > summary").all():
+        summary.click()
+
+
 def test_every_page_and_state_passes_axe(walk: Walk, live_server: LiveServer) -> None:
     checker = walk
     page = checker.page
@@ -140,6 +150,11 @@ def test_every_page_and_state_passes_axe(walk: Walk, live_server: LiveServer) ->
     page.locator("#explanation").fill("I gave the waiting request its budget first")
     step(page, lambda: page.locator("#explain-form button").click())
     checker.check("reveal")
+    page.locator("#report summary").click()
+    page.locator("#report-reason").select_option("unclear")
+    page.locator("#report-text").fill("Which request goes first here?")
+    step(page, lambda: page.locator("#report-form button").click())
+    checker.check("report-sent")
     step(page, lambda: page.locator("#next-link").click())
     steps.type_answer(page, live_server, right=True)
     step(page, lambda: page.locator("#submit-answer").click())
@@ -152,12 +167,26 @@ def test_every_page_and_state_passes_axe(walk: Walk, live_server: LiveServer) ->
     step(page, lambda: page.locator("#submit-answer").click())
     checker.check("flashcard-back")
 
+    page.goto("/browse")
+    checker.check("browse")
+    step(page, lambda: page.locator("#browse-table .hold-form button[value=suspend]")
+         .first.click())
+    checker.check("browse-suspended")
+    page.goto(f"/lessons/{lesson}/browse?q=is:suspended")
+    checker.check("browse-search")
+    step(page, lambda: page.locator("#browse-table th[scope=row] a").first.click())
+    checker.check("browse-item")
+    page.goto(f"/lessons/{lesson}/browse?q=no-such-words-anywhere")
+    checker.check("browse-empty")
     for path, state in (("/simulator", "simulator"), ("/simulator?token_budget=0",
                                                       "simulator-error"),
                         ("/progress", "progress"), ("/link", "link"),
                         (f"/lessons/{lesson}/anki", "anki"), ("/no/such/page", "not-found")):
         page.goto(path)
         checker.check(state)
+    page.goto("/progress")
+    open_chart_tables(page)
+    checker.check("progress-chart-tables")
     page.goto("/link")
     step(page, lambda: page.locator("#code-form button").click())
     checker.check("link-code")
@@ -167,6 +196,68 @@ def test_every_page_and_state_passes_axe(walk: Walk, live_server: LiveServer) ->
     step(page, lambda: page.locator("#author-sign-in button").click())
     page.locator("#variants-h ~ details summary").first.click()
     checker.check("item-analysis")
+
+    cohort = live_cohort(live_server, f"Class {checker.name}")
+    page.goto(f"/join/{cohort.join_code}")
+    checker.check("cohort-join")
+    page.locator("#display-name").fill("a@b")
+    step(page, lambda: page.locator("#join-form button[type=submit]").click())
+    checker.check("cohort-join-refused")
+    page.locator("#display-name").fill("Lin")
+    page.locator("#share-explanations").check()
+    step(page, lambda: page.locator("#join-form button[type=submit]").click())
+    checker.check("cohort-joined")
+    page.goto(f"/cohorts/{cohort.id}/{cohort.instructor_token}")
+    checker.check("cohort-instructor")
+    page.goto("/erase")
+    checker.check("erase")
+    page.locator("#confirm-erase").check()
+    step(page, lambda: page.locator("#erase-form button").click())
+    checker.check("erased")
     assert not checker.found, "\n\n".join(f"== {state}\n{report}"
                                           for state, report in checker.found.items())
     assert len(checker.states) >= 20
+
+
+@pytest.mark.parametrize(("lang", "viewport"), [("zh", "phone"), ("en", "desktop")])
+def test_the_dark_scheme_passes_axe_on_representative_pages(
+        browser: Any, live_server: LiveServer, screenshot_dir: Path, lang: str,
+        viewport: str) -> None:
+    """The colours a system's dark preference picks keep AA contrast: home, the lesson, a
+    question, a wrong answer's explanation gate and reveal, flashcards, the simulator and
+    progress with its charts' tables open."""
+    context = browser.new_context(base_url=live_server.url, viewport=VIEWPORTS[viewport],
+                                  locale="zh-CN" if lang == "zh" else "en-US",
+                                  color_scheme="dark")
+    context.set_default_timeout(15_000)
+    page = context.new_page()
+    try:
+        page.goto(f"/?lang={lang}")
+        checker = Walk(page, f"{lang}-{viewport}-dark", lang, screenshot_dir)
+        assert page.evaluate("matchMedia('(prefers-color-scheme: dark)').matches")
+        checker.check("home")
+        page.goto(f"/lessons/{live_server.lesson.id}")
+        checker.check("lesson")
+        steps.start(page, "/quiz", size=2)
+        checker.check("question")
+        steps.type_answer(page, live_server, right=False)
+        step(page, lambda: page.locator("#submit-answer").click())
+        checker.check("explain-gate")
+        page.locator("#explanation").fill("I gave the waiting request its budget first")
+        step(page, lambda: page.locator("#explain-form button").click())
+        checker.check("reveal")
+        steps.start(page, "/flashcards", size=1)
+        step(page, lambda: page.locator("#submit-answer").click())
+        checker.check("flashcard-back")
+        for path, state in (("/simulator", "simulator"), ("/progress", "progress")):
+            page.goto(path)
+            checker.check(state)
+        open_chart_tables(page)
+        checker.check("progress-chart-tables")
+        background = page.evaluate(
+            "getComputedStyle(document.documentElement).backgroundColor")
+        assert background == "rgb(21, 24, 28)", "the dark scheme's paper (#15181c)"
+    finally:
+        context.close()
+    assert not checker.found, "\n\n".join(f"== {state}\n{report}"
+                                          for state, report in checker.found.items())

@@ -73,8 +73,8 @@ def test_a_closed_book_quiz_wrong_then_explained_then_right_and_rated(
     page.goto("/progress")
     due_today = int(page.locator("#stat-due-today").inner_text())
     assert due_today >= 1  # the wrong answer comes back within minutes (Again)
-    assert page.locator("table.forecast td").first.text_content() == str(due_today)
-    assert page.locator("svg.chart rect.col").count() >= 1
+    assert page.locator("#due-forecast-table td").first.text_content() == str(due_today)
+    assert page.locator("svg.chart rect.bar").count() >= 1
     shot(page, "progress")
 
 
@@ -251,5 +251,5 @@ def test_everything_works_with_javascript_off(nojs_page: Any, live_server: LiveS
     page.keyboard.press("Enter")
     page.locator("#link-code").wait_for()
     page.goto("/progress")
-    assert page.locator("svg.chart").count() == 1
+    assert page.locator("svg.chart").count() == 3
     shot(page, "nojs-progress")

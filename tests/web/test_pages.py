@@ -18,7 +18,7 @@ from tests.support.fake_bank import LESSON_ID
 
 PAGES = ["/", "/lessons", f"/lessons/{LESSON_ID}", f"/lessons/{LESSON_ID}?lang=en", "/quiz",
          "/review", "/flashcards", "/simulator", "/progress", "/link",
-         f"/lessons/{LESSON_ID}/anki"]
+         f"/lessons/{LESSON_ID}/anki", "/cohorts/mine", "/erase"]
 CSS = Path(__file__).resolve().parents[2] / "quizsvc" / "web" / "static" / "site.css"
 
 
@@ -356,9 +356,10 @@ def test_the_lesson_links_each_worked_example_to_the_simulator(learner: Learner)
 
 def test_progress_shows_a_30_day_forecast_as_a_chart_and_a_table(learner: Learner) -> None:
     page = learner.get("/progress").get_data(as_text=True)
-    assert 'role="img"' in page
-    assert len(re.findall(r'<tr><th scope="row">\d{4}-\d\d-\d\d</th>', page)) == 30
-    assert page.count('<th scope="row">') >= 34  # forecast days + four calibration rows
+    assert page.count('role="img"') == 3  # reviews per day, retention, the forecast
+    # 30 days of reviews, 8 weeks, 30 days of forecast; and four calibration rows
+    assert len(re.findall(r'<tr><th scope="row">\d{4}-\d\d-\d\d</th>', page)) == 68
+    assert page.count('<th scope="row">') >= 72
 
 
 def test_progress_lists_questions_mastered_on_two_days(learner: Learner, clock: Any, db: Any,

@@ -1,4 +1,5 @@
-"""Author-only views behind ``AUTHOR_TOKEN``: whole variants and the bank's contents.
+"""Author-only views behind ``AUTHOR_TOKEN``: whole variants, the bank's contents, cohorts,
+item analysis.
 
 With no token configured these routes answer 404 as if they did not exist.
 """
@@ -8,18 +9,30 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import wraps
 from typing import Any, ClassVar
+from urllib.parse import urljoin
 
-from flask import Response
+from flask import Response, request
 from flask.views import MethodView
 
 from quizsvc.api.blueprint import ApiBlueprint
-from quizsvc.api.schemas import ItemAnalysisSchema
-from quizsvc.http.arguments import ItemAnalysisQuerySchema, PreviewQuerySchema
+from quizsvc.api.schemas import (
+    InstructorTokenSchema,
+    IssuedCohortSchema,
+    ItemAnalysisSchema,
+    ReportSchema,
+)
+from quizsvc.http.arguments import (
+    CohortCreateSchema,
+    ItemAnalysisQuerySchema,
+    PreviewQuerySchema,
+    ReportListQuerySchema,
+)
 from quizsvc.http.author import require_bearer
-from quizsvc.http.context import author_context
+from quizsvc.http.context import current_context
 from quizsvc.http.limits import author_rate_limit
 from quizsvc.runtime import runtime
-from quizsvc.study import author, item_analysis
+from quizsvc.store.database import request_unit_of_work
+from quizsvc.study import author, cohorts, item_analysis, reports
 
 AUTHOR_SECURITY: list[dict[str, list[str]]] = [{"author": []}]
 
@@ -69,6 +82,66 @@ class BankExport(MethodView):
         return author.export_bank(bank, index)
 
 
+def here(path: str) -> str:
+    """Return ``path`` as an address on this server."""
+    return urljoin(request.host_url, path.lstrip("/"))
+
+
+@blp.route("/cohorts")
+class Cohorts(MethodView):
+    """The cohorts an author makes."""
+
+    decorators: ClassVar[list[Callable[..., Any]]] = [author_rate_limit()]
+
+    @blp.arguments(CohortCreateSchema)
+    @blp.response(201, IssuedCohortSchema)
+    @blp.doc(security=AUTHOR_SECURITY)
+    @require_author
+    def post(self, body: dict[str, Any]) -> Any:
+        """Make a cohort of a lesson: its join code and instructor token are shown only now."""
+        _, index = runtime().teaching()
+        issued = cohorts.create_cohort(request_unit_of_work(), index, body["lesson"],
+                                       body["name"], runtime().clock())
+        return {**issued.__dict__,
+                "join_url": here(cohorts.join_path(issued.join_code)),
+                "instructor_url": here(cohorts.instructor_path(issued.id,
+                                                               issued.instructor_token))}
+
+
+@blp.route("/cohorts/<int:cohort_id>/instructor-token")
+class InstructorToken(MethodView):
+    """A cohort's instructor token."""
+
+    decorators: ClassVar[list[Callable[..., Any]]] = [author_rate_limit()]
+
+    @blp.response(200, InstructorTokenSchema)
+    @blp.doc(security=AUTHOR_SECURITY)
+    @require_author
+    def post(self, cohort_id: int) -> Any:
+        """Rotate the instructor token: the old token and link stop working at once."""
+        issued = cohorts.rotate_instructor_token(request_unit_of_work(), cohort_id,
+                                                 runtime().clock())
+        return {**issued.__dict__,
+                "instructor_url": here(cohorts.instructor_path(issued.id,
+                                                               issued.instructor_token))}
+
+
+@blp.route("/reports")
+class Reports(MethodView):
+    """Learners' reports of problems with questions."""
+
+    decorators: ClassVar[list[Callable[..., Any]]] = [author_rate_limit()]
+
+    @blp.arguments(ReportListQuerySchema, location="query")
+    @blp.response(200, ReportSchema(many=True))
+    @blp.doc(security=AUTHOR_SECURITY)
+    @require_author
+    def get(self, query: dict[str, Any]) -> Any:
+        """List the newest reports, each with its variant (question id, seed, bank version)."""
+        return reports.list_reports(request_unit_of_work(), query["limit"],
+                                    query.get("question_id"))
+
+
 @blp.route("/item-analysis")
 class ItemAnalysis(MethodView):
     """Item analysis over every learner."""
@@ -84,7 +157,7 @@ class ItemAnalysis(MethodView):
     @require_author
     def get(self, query: dict[str, Any]) -> Any:
         """Analyse each question and rule over every learner's first closed-book answers."""
-        report = item_analysis.item_analysis_report(author_context(), query["lesson"])
+        report = item_analysis.item_analysis_report(current_context(), query["lesson"])
         if query["format"] == "json":
             return report
         name, text = item_analysis.report_csv(report, query["format"])

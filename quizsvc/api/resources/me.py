@@ -8,12 +8,13 @@ from typing import Any
 from flask import current_app
 
 from quizsvc.api.blueprint import ApiBlueprint
-from quizsvc.api.schemas import LinkCodeSchema, MeSchema
-from quizsvc.http.arguments import LinkRequestSchema
-from quizsvc.http.browser import csrf_token, switch_identity
+from quizsvc.api.schemas import ErasedSchema, LinkCodeSchema, MeSchema
+from quizsvc.errors import N_, Invalid
+from quizsvc.http.arguments import EraseQuerySchema, LinkRequestSchema
+from quizsvc.http.browser import csrf_token, forget_browser, switch_identity
 from quizsvc.http.context import current_context
 from quizsvc.http.limits import link_redeem_limit
-from quizsvc.study import linking
+from quizsvc.study import erasure, linking
 
 blp = ApiBlueprint("me", __name__, url_prefix="/api", description="Browser identity and linking")
 
@@ -24,6 +25,28 @@ def learner_handle(learner_id: int | None) -> str | None:
         return None
     secret = current_app.config["SECRET_KEY"]
     return hashlib.sha256(f"{secret}:learner:{learner_id}".encode()).hexdigest()[:16]
+
+
+def confirmation_missing() -> Invalid:
+    """Return the refusal of an erase that was not confirmed: it names the field and offers
+    the export first."""
+    return Invalid("confirm", N_("send confirm=erase to erase everything this service holds "
+                                 "about you; download GET /api/export first to keep a copy"),
+                   location="query", reason="confirm_erase")
+
+
+@blp.route("/me", methods=["DELETE"])
+@blp.arguments(EraseQuerySchema, location="query")
+@blp.response(200, ErasedSchema)
+@blp.alt_response(422, description="confirm=erase is missing (export first: GET /api/export)")
+def erase_me(query: dict[str, Any]) -> dict[str, Any]:
+    """Erase everything of this learner (answers, cards, reviews, mastery, self-assessments,
+    memberships, browsers, link codes); the cookies are cleared. Needs confirm=erase."""
+    if query["confirm"] is None:
+        raise confirmation_missing()
+    erased = erasure.erase_learner(current_context())
+    forget_browser()
+    return {"erased": erased}
 
 
 @blp.route("/me")

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 from flask.views import MethodView
 
@@ -10,6 +11,7 @@ from quizsvc.api.blueprint import ApiBlueprint
 from quizsvc.api.schemas import SchedulingSchema
 from quizsvc.http.arguments import DesiredRetentionSchema
 from quizsvc.http.context import current_context
+from quizsvc.http.limits import retention_limit
 from quizsvc.study import scheduling_settings
 
 blp = ApiBlueprint("scheduling", __name__, url_prefix="/api",
@@ -19,6 +21,8 @@ blp = ApiBlueprint("scheduling", __name__, url_prefix="/api",
 @blp.route("/scheduling")
 class Scheduling(MethodView):
     """This learner's scheduling settings."""
+
+    decorators: ClassVar[list[Callable[..., Any]]] = [retention_limit()]
 
     @blp.response(200, SchedulingSchema)
     def get(self) -> Any:

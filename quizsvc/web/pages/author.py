@@ -13,7 +13,7 @@ from werkzeug.wrappers import Response as BaseResponse
 from quizsvc.errors import N_, Invalid, Unauthorized
 from quizsvc.http import author
 from quizsvc.http.arguments import ITEM_ANALYSIS_FORMATS, AuthorSignInFormSchema
-from quizsvc.http.context import author_context
+from quizsvc.http.context import current_context
 from quizsvc.runtime import now
 from quizsvc.study import item_analysis
 from quizsvc.study.item_analysis import ItemAnalysisReport
@@ -33,7 +33,7 @@ def item_analysis_page() -> str | tuple[str, int]:
     author.configured_token()
     if not author.signed_in(now()):
         return render_template("author_sign_in.html", error=None), 401
-    ctx = author_context()
+    ctx = current_context()
     lesson = chosen_lesson()
     report = item_analysis.item_analysis_report(ctx, lesson)
     return render_template("item_analysis.html", report=report,
@@ -56,7 +56,7 @@ def item_analysis_csv() -> Response:
     if table not in CSV_FORMATS:
         raise Invalid("format", N_("Must be one of: %(choices)s."),
                       params={"choices": ", ".join(CSV_FORMATS)}, location="query")
-    report = item_analysis.item_analysis_report(author_context(), chosen_lesson())
+    report = item_analysis.item_analysis_report(current_context(), chosen_lesson())
     name, text = item_analysis.report_csv(report, table)
     return Response(text, mimetype="text/csv",
                     headers={"Content-Disposition": f"attachment; filename={name}"})

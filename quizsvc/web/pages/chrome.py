@@ -20,7 +20,7 @@ from quizsvc.http.errors import handle_http_exception, status_of
 from quizsvc.http.language import LANG_COOKIE, LANGS, current_lang, message
 from quizsvc.http.parsing import form_parser
 from quizsvc.review.mastery import FRESH_REVEAL
-from quizsvc.study.limits import MAX_LINK_CODE
+from quizsvc.study.limits import MAX_LINK_CODE, MAX_REPORT_TEXT
 from quizsvc.web import labels
 from quizsvc.web import simulator as sim
 from quizsvc.web.presentation import field_id, grouped, text_in, when
@@ -75,6 +75,7 @@ def page_globals() -> dict[str, Any]:
         "other_lang": other,
         "nav": labels.NAV,
         "max_code_length": MAX_LINK_CODE,  # the link form's field takes no more
+        "max_report_text": MAX_REPORT_TEXT,  # the report form's text takes no more
         # an answer this soon after a reveal is practice (review.mastery.FRESH_REVEAL)
         "fresh_reveal_hours": int(FRESH_REVEAL.total_seconds() // 3600),
     }

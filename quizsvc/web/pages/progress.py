@@ -12,16 +12,19 @@ from werkzeug.wrappers import Response as BaseResponse
 from quizsvc.errors import Invalid
 from quizsvc.http.arguments import DesiredRetentionFormSchema
 from quizsvc.http.context import current_context
+from quizsvc.http.limits import retention_limit
 from quizsvc.review import calibration
-from quizsvc.study import progress, scheduling_settings
+from quizsvc.study import progress, scheduling_settings, statistics
 from quizsvc.web.pages.chrome import bp, parse_form, said, see_other
+from quizsvc.web.progress_charts import progress_charts
 
 DUE_SHOWN = 20  # due cards the progress page lists, most overdue first
 
 
 @bp.get("/progress")
 def progress_page() -> str:
-    """Show due today, the 30-day forecast, the desired retention, mastery and calibration."""
+    """Show due today, the charts (reviews per day, retention per week, the 30-day
+    forecast), the desired retention, mastery and calibration."""
     moved = request.args.get("moved", "")
     return render_progress(moved=int(moved) if moved.isdigit() else None)
 
@@ -33,10 +36,10 @@ def render_progress(retention_error: tuple[str, str] | None = None,
     summary = progress.progress_report(ctx)
     by_section = progress.section_report(ctx)
     due = progress.due_reviews(ctx, limit=DUE_SHOWN)
-    peak = max([day.count for day in due.forecast] + [1])
+    charts = progress_charts(statistics.review_statistics(ctx), due.forecast)
     titles = {qid: q.title for qid, q in ctx.index.questions.items()}
     return render_template(
-        "progress.html", summary=summary, due=due, peak=peak, by_section=by_section,
+        "progress.html", summary=summary, due=due, charts=charts, by_section=by_section,
         calibration_words=calibration.in_words(summary.calibration),
         mastery=progress.list_mastery(ctx), titles=titles,
         scheduling=scheduling_settings.scheduling_view(ctx),
@@ -45,6 +48,7 @@ def render_progress(retention_error: tuple[str, str] | None = None,
 
 
 @bp.post("/progress/retention")
+@retention_limit()
 def set_retention() -> BaseResponse | tuple[str, int]:
     """Save the desired retention from the progress page's form; the cards follow it."""
     try:
