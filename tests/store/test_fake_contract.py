@@ -227,7 +227,7 @@ def study_flow(uow: Any) -> Transcript:
                 plain(uow.answers.read_run(ctx.learner_id, question), ids),
                 list(uow.sessions.revealed_mistakes(ctx.learner_id, question)),
                 plain(uow.sessions.session_outcomes(ctx.learner_id, session.id), ids),
-                plain(uow.progress.card_dues(ctx.learner_id, LESSON_ID), ids),
+                plain(uow.progress.card_dues(ctx.learner_id, LESSON_ID, clock()), ids),
                 uow.progress.card_counts(ctx.learner_id, [question, "budget-split"], clock()),
                 plain(uow.answers.attempt(ctx.learner_id, view.id), ids),
                 plain(uow.answers.find_by_key(ctx.learner_id, f"day-{day}"), ids)]

@@ -405,18 +405,35 @@ class FakeSessions(FakeRepository):
 class FakeProgress(FakeRepository):
     """The part of ``quizsvc.store.progress.ProgressRepository`` that starting sessions reads."""
 
-    def card_dues(self, learner_id: int, lesson: str) -> list[tuple[str, datetime]]:
-        """Return (question id, due) of a learner's cards of one lesson, soonest due first."""
-        return [(row["question_id"], row["due"]) for row in self.tables.select(
-            "review_card", lambda row: row["learner_id"] == learner_id and row["lesson"] == lesson,
-            order=lambda row: (row["due"], row["id"]))]
+    def holds_in_force(self, learner_id: int, now: datetime) -> dict[str, Row]:
+        """Return the learner's holds that keep an item out at ``now``, by question."""
+        return {row["question_id"]: row for row in self.tables.select(
+            "item_hold", lambda row: row["learner_id"] == learner_id and (
+                row["suspended"] or (row["buried_until"] is not None
+                                     and row["buried_until"] > now)))}
+
+    def card_dues(self, learner_id: int, lesson: str, now: datetime
+                  ) -> list[tuple[str, datetime | None]]:
+        """Return (question id, due) of a learner's cards of one lesson no hold keeps out,
+        soonest due first, then (question id, None) for each item held at ``now``."""
+        held = self.holds_in_force(learner_id, now)
+        cards = [(row["question_id"], row["due"]) for row in self.tables.select(
+            "review_card", lambda row: row["learner_id"] == learner_id and row["lesson"] == lesson
+            and row["question_id"] not in held, order=lambda row: (row["due"], row["id"]))]
+        return cards + [(question_id, None) for question_id, row in held.items()
+                        if row["lesson"] == lesson]
 
     def card_counts(self, learner_id: int, question_ids: Sequence[str], now: datetime
-                    ) -> tuple[int, int]:
-        """Count a learner's cards among ``question_ids``, and how many of them are due."""
+                    ) -> tuple[int, int, int]:
+        """Count a learner's cards among ``question_ids``, how many are due and not held, and
+        the held items among them that have no card yet."""
+        held = self.holds_in_force(learner_id, now)
         cards = self.tables.select("review_card", lambda row: row["learner_id"] == learner_id
                                    and row["question_id"] in question_ids)
-        return len(cards), sum(row["due"] <= now for row in cards)
+        with_card = {row["question_id"] for row in cards}
+        return (len(cards),
+                sum(row["due"] <= now and row["question_id"] not in held for row in cards),
+                sum(q in question_ids and q not in with_card for q in held))
 
 
 class FakeSettings(FakeRepository):
