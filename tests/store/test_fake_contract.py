@@ -22,6 +22,7 @@ from sqlalchemy.exc import IntegrityError
 from quizsvc.errors import Busy, Conflict
 from quizsvc.review.optimizer import DEFAULT_PARAMETERS, Fit
 from quizsvc.review.ratings import ReviewRating
+from quizsvc.store.exports import Exported
 from quizsvc.store.repository import NoTransaction, Stale
 from quizsvc.store.sessions import StoredSession
 from quizsvc.store.unit_of_work import UnitOfWork
@@ -374,10 +375,25 @@ def settings(uow: Any) -> Transcript:
     return transcript
 
 
+def exports(uow: Any) -> Transcript:
+    """Exported variants are recorded once each; their contents are read back per question."""
+    clock = FakeClock()
+    transcript: Transcript = []
+    batch = [Exported("running-first", "c1", 7, "b1"), Exported("running-first", "c2", 8, "b1"),
+             Exported("budget-split", "c3", 9, "b1")]
+    for variants in (batch, [*batch[:1], Exported("running-first", "c1", 10, "b1")]):
+        with uow.write():
+            transcript.append(uow.exports.record(variants, "moodle", clock()))
+    with uow.read():
+        transcript.append(sorted(uow.exports.exported_contents("running-first")))
+        transcript.append(sorted(uow.exports.exported_contents("nothing-exported")))
+    return transcript
+
+
 SCENARIOS: dict[str, Callable[[Any], Transcript]] = {
     "shapes": shapes, "sessions and serving": sessions_and_serving, "study flow": study_flow,
     "stale writes": stale_writes, "mistakes and dues": mistakes_and_dues,
-    "settings": settings}
+    "settings": settings, "exports": exports}
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS.values(), ids=SCENARIOS.keys())

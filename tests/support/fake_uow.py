@@ -28,6 +28,7 @@ from quizsvc.errors import N_, Busy
 from quizsvc.store.repository import NoTransaction
 from tests.support.fake_repositories import (
     FakeAnswers,
+    FakeExports,
     FakeLearners,
     FakeProgress,
     FakeSessions,
@@ -52,6 +53,7 @@ class FakeUnitOfWork:
         self.progress = FakeProgress(self)
         self.settings = FakeSettings(self)
         self.learners = FakeLearners(self)
+        self.exports = FakeExports(self)
 
     def fresh(self) -> FakeUnitOfWork:
         """Return a new unit of work on the same rows (a job's own, with its deadline)."""
