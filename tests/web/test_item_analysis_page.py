@@ -93,6 +93,10 @@ def test_a_signed_in_author_sees_questions_rules_and_misconceptions(author_app, 
     assert "2 learners" in html and "50%" in html
     assert "— (2 learners)" in html  # no discrimination under the minimum count
     assert "Split evenly" in html and "#rule-running-first" in html
+    # the charts, each drawn as SVG with its table a fold away
+    assert 'id="facility-chart"' in html and 'id="discrimination-chart"' in html
+    assert 'id="facility-chart-table"' in html and "<svg" in html
+    assert "No figure yet: each needs at least 20 learners" in html
     zh = signed_in.get(PAGE + "?lang=zh").get_data(as_text=True)
     assert "题目分析" in zh
 

@@ -14,9 +14,11 @@ from quizsvc.errors import N_, Invalid, Unauthorized
 from quizsvc.http import author
 from quizsvc.http.arguments import ITEM_ANALYSIS_FORMATS, AuthorSignInFormSchema
 from quizsvc.http.context import current_context
+from quizsvc.http.language import current_lang
 from quizsvc.runtime import now
 from quizsvc.study import item_analysis
 from quizsvc.study.item_analysis import ItemAnalysisReport
+from quizsvc.web.item_analysis_charts import item_analysis_charts
 from quizsvc.web.pages.chrome import bp, parse_form, said, see_other
 
 CSV_FORMATS = tuple(name for name in ITEM_ANALYSIS_FORMATS if name != "json")
@@ -37,6 +39,7 @@ def item_analysis_page() -> str | tuple[str, int]:
     lesson = chosen_lesson()
     report = item_analysis.item_analysis_report(ctx, lesson)
     return render_template("item_analysis.html", report=report,
+                           charts=item_analysis_charts(report, current_lang()),
                            rules_by_need=rules_by_need(report),
                            lessons=ctx.index.lessons, lesson=lesson)
 
