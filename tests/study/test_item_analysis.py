@@ -3,6 +3,7 @@ query, the analysis and the report agree with the order the simulation made."""
 
 from __future__ import annotations
 
+import hashlib
 import random
 import statistics
 from datetime import UTC, datetime, timedelta
@@ -31,7 +32,14 @@ def real_bank() -> Any:
     return read_bank(DEFAULT_BANK_DIR)
 
 
-def store_class(connection: Any, attempts: list[Any], lesson: str) -> dict[int, int]:
+def simulated_items(question_ids: list[str]) -> list[SimulatedItem]:
+    """Return the simulation's 20 items on the first 20 of ``question_ids``, easiest first."""
+    return [SimulatedItem(q, difficulty, 2.0) for q, difficulty in zip(
+        question_ids[:20], [d for d in CLASS_DIFFICULTIES for _ in range(4)], strict=True)]
+
+
+def store_class(connection: Any, attempts: list[Any], lesson: str, prefix: str = "sim"
+                ) -> dict[int, int]:
     """Store simulated first answers (a learner, a served variant and an attempt each);
     return the simulation's learner numbers -> stored learner ids."""
     learners = {}
@@ -44,14 +52,14 @@ def store_class(connection: Any, attempts: list[Any], lesson: str) -> dict[int, 
         served = T0 + timedelta(minutes=n)
         common = {"learner_id": learners[a.learner_id], "question_id": a.question_id,
                   "lesson": lesson, "kind": "numeric", "seed": a.seed, "bank_version": "sim",
-                  "content_key": a.variant.replace("/", "-")}
-        variants.append({**common, "id": f"sim{n}", "served_at": served, "answered": True,
+                  "content_key": hashlib.md5(a.variant.encode()).hexdigest()}
+        variants.append({**common, "id": f"{prefix}{n}", "served_at": served, "answered": True,
                          "open_book": False})
-        rows.append({**common, "variant_id": f"sim{n}", "answer": 0, "graded": True,
+        rows.append({**common, "variant_id": f"{prefix}{n}", "answer": 0, "graded": True,
                      "correct": a.correct, "score": float(a.correct), "served_at": served,
                      "submitted_at": served + timedelta(milliseconds=a.duration_ms),
                      "duration_ms": a.duration_ms, "closed_book": True,
-                     "idempotency_key": f"k{n}", "request_digest": "0" * 64})
+                     "idempotency_key": f"{prefix}-k{n}", "request_digest": "0" * 64})
     connection.execute(insert(table(ServedVariant)), variants)
     connection.execute(insert(table(Attempt)), rows)
     return learners
@@ -60,9 +68,7 @@ def store_class(connection: Any, attempts: list[Any], lesson: str) -> dict[int, 
 def test_a_stored_simulated_class_comes_out_in_the_simulations_order(connection, real_bank):
     index = BankIndex.of(real_bank)
     questions = [q.id for q in scope_questions(index, LESSON)]
-    # The simulation's 20 items on the bank's first 20 graded questions, easiest first.
-    items = [SimulatedItem(q, difficulty, 2.0) for q, difficulty in zip(
-        questions[:20], [d for d in CLASS_DIFFICULTIES for _ in range(4)], strict=True)]
+    items = simulated_items(questions)
     attempts = simulate_class(40, items, random.Random(11))
     learners = store_class(connection, attempts, LESSON)
     ctx = Context(uow=UnitOfWork(bound=connection), bank=real_bank, index=index,
