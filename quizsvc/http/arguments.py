@@ -131,6 +131,12 @@ class ItemAnalysisQuerySchema(StrictSchema):
     format = fields.String(load_default="json", validate=OneOf(ITEM_ANALYSIS_FORMATS))
 
 
+class CohortItemAnalysisQuerySchema(StrictSchema):
+    """Choose the form of a cohort's item analysis (its lesson is the cohort's)."""
+
+    format = fields.String(load_default="json", validate=OneOf(ITEM_ANALYSIS_FORMATS))
+
+
 class AuthorSignInFormSchema(StrictSchema):
     """The author pages' sign-in form: the author token, posted once."""
 

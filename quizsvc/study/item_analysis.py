@@ -1,11 +1,12 @@
 """Show a question's author how each question and rule fared: item analysis over a scope.
 
-The scope is every learner (``learner_ids`` None) or a group of them (a cohort's members:
-the caller resolves them). The analysis reads every first closed-book answer in scope, so it
-runs on the costly-work pool (``Context.costly``); the result is kept in the app's memo under
-the bank version, the lesson, the scope and the newest counted attempt with the count of them
+The scope is every learner (``learner_ids`` None: the author's view) or a group of them (a
+cohort's members now, ``cohort_item_analysis``: the instructor's view). The analysis reads
+every first closed-book answer in scope, so it runs on the costly-work pool
+(``Context.costly``); the result is kept in the app's memo under the bank version, the
+lesson, the scope and the newest counted attempt with the count of them
 (``ItemStatisticsRepository.latest``), so it is computed again only after a new answer (or an
-erased learner) changes what it reads.
+erased learner, or a member joining or leaving) changes what it reads.
 
 What it shows is aggregated over learners and reaches only an author (or a cohort's
 instructor): no learner's answer, and no answer key.
@@ -29,6 +30,7 @@ from quizsvc.review.item_analysis import (
     RuleStats,
 )
 from quizsvc.store.item_statistics import diagnoses_known
+from quizsvc.study import cohorts
 from quizsvc.study.bank_index import BankIndex
 from quizsvc.study.context import Context
 
@@ -222,3 +224,11 @@ def report_csv(report: ItemAnalysisReport, table: str) -> tuple[str, str]:
                       for m in item.misconceptions)))
     return f"item-analysis-{scope}.csv", out.getvalue()
 
+
+
+def cohort_item_analysis(ctx: Context, cohort_id: int, token: str) -> ItemAnalysisReport:
+    """Return the item analysis of a cohort's lesson over its members now, for the instructor
+    whose token opens it (``NotFound`` otherwise: never whose cohort it is)."""
+    cohort = cohorts.instructor_cohort(ctx.uow, cohort_id, token)
+    return item_analysis_report(ctx, cohort.lesson,
+                                cohorts.member_learner_ids(ctx.uow, cohort.id))

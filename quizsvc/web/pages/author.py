@@ -7,7 +7,9 @@ configured ``AUTHOR_TOKEN`` these pages do not exist (404).
 
 from __future__ import annotations
 
-from flask import Response, make_response, render_template, request
+from typing import Any
+
+from flask import Response, make_response, render_template, request, url_for
 from werkzeug.wrappers import Response as BaseResponse
 
 from quizsvc.errors import N_, Invalid, Unauthorized
@@ -38,10 +40,17 @@ def item_analysis_page() -> str | tuple[str, int]:
     ctx = current_context()
     lesson = chosen_lesson()
     report = item_analysis.item_analysis_report(ctx, lesson)
+    return render_item_analysis(
+        report, lessons=ctx.index.lessons, lesson=lesson,
+        csv_questions_url=url_for("web.item_analysis_csv", lesson=lesson, format="csv"),
+        csv_rules_url=url_for("web.item_analysis_csv", lesson=lesson, format="rules-csv"))
+
+
+def render_item_analysis(report: ItemAnalysisReport, **urls: Any) -> str:
+    """Render an item analysis (the author's over everyone, or an instructor's cohort)."""
     return render_template("item_analysis.html", report=report,
                            charts=item_analysis_charts(report, current_lang()),
-                           rules_by_need=rules_by_need(report),
-                           lessons=ctx.index.lessons, lesson=lesson)
+                           rules_by_need=rules_by_need(report), **urls)
 
 
 def rules_by_need(report: ItemAnalysisReport) -> list[item_analysis.RuleRow]:
@@ -55,14 +64,20 @@ def rules_by_need(report: ItemAnalysisReport) -> list[item_analysis.RuleRow]:
 def item_analysis_csv() -> Response:
     """Download the item analysis as CSV (``format=rules-csv``: one row per rule)."""
     author.require_signed_in(now())
-    table = request.args.get("format", "csv")
-    if table not in CSV_FORMATS:
-        raise Invalid("format", N_("Must be one of: %(choices)s."),
-                      params={"choices": ", ".join(CSV_FORMATS)}, location="query")
+    table = csv_format()
     report = item_analysis.item_analysis_report(current_context(), chosen_lesson())
     name, text = item_analysis.report_csv(report, table)
     return Response(text, mimetype="text/csv",
                     headers={"Content-Disposition": f"attachment; filename={name}"})
+
+
+def csv_format() -> str:
+    """Return the CSV table the query asks for (``csv`` or ``rules-csv``; else 422)."""
+    table = request.args.get("format", "csv")
+    if table not in CSV_FORMATS:
+        raise Invalid("format", N_("Must be one of: %(choices)s."),
+                      params={"choices": ", ".join(CSV_FORMATS)}, location="query")
+    return table
 
 
 @bp.post("/author/sign-in")
