@@ -14,10 +14,9 @@ from collections.abc import Sequence
 
 from quizsvc import serve
 from quizsvc.bank import commands as bank_commands
-from quizsvc.bank import export_commands
 from quizsvc.ledger import commands as ledger_commands
 from quizsvc.store import commands as store_commands
-from quizsvc.study import cohort_commands, fsrs_commands
+from quizsvc.study import cohort_commands, export_commands, fsrs_commands
 
 COMMAND_MODULES = (ledger_commands, bank_commands, export_commands, store_commands,
                    fsrs_commands, cohort_commands, serve)

@@ -937,3 +937,103 @@ class ReportSchema(ma.Schema):
     text = fields.String(dump_only=True)
     created_at = fields.AwareDateTime(dump_only=True)
     learner_id = fields.Integer(dump_only=True)
+
+
+class DiscriminationSchema(ma.Schema):
+    """Moodle's discrimination index: the correlation of the question's score with the rest
+    score (share right on the other questions in scope), and the learners it rests on."""
+
+    learners = fields.Integer(dump_only=True)
+    index = fields.Float(dump_only=True, allow_none=True, metadata={
+        "description": "null under min_learners learners, or when scores do not vary"})
+
+
+class SpreadSchema(ma.Schema):
+    """The hardest and easiest variant with at least min_variant_answers answers."""
+
+    compared = fields.Integer(dump_only=True)
+    lowest = fields.Float(dump_only=True)
+    highest = fields.Float(dump_only=True)
+    gap = fields.Float(dump_only=True)
+
+
+class VariantFacilitySchema(ma.Schema):
+    """One variant (what it asked) of a question: its first answers and its facility."""
+
+    variant = fields.String(dump_only=True, metadata={"description": "content key"})
+    seed = fields.Integer(dump_only=True, metadata={
+        "description": "a seed that drew it: GET /api/author/variants/{id}?seed="})
+    answers = fields.Integer(dump_only=True)
+    right = fields.Integer(dump_only=True)
+    facility = fields.Float(dump_only=True)
+
+
+class MisconceptionCountSchema(ma.Schema):
+    """A misconception matched by wrong first answers, with the rule it breaks."""
+
+    id = fields.String(attribute="stats.misconception_id", dump_only=True)
+    name = fields.Nested(TextSchema, dump_only=True, allow_none=True)
+    breaks = fields.String(attribute="stats.breaks", dump_only=True, allow_none=True,
+                           metadata={"description": "rules.yaml id"})
+    breaks_title = fields.Nested(TextSchema, dump_only=True, allow_none=True)
+    taught_at = fields.String(dump_only=True, allow_none=True,
+                              metadata={"description": "/lessons/{id}#rule-{rule}"})
+    count = fields.Integer(attribute="stats.count", dump_only=True)
+    share_of_wrong = fields.Float(attribute="stats.share_of_wrong", dump_only=True)
+    explained = fields.Integer(attribute="stats.explained", dump_only=True)
+    diagnosed_share = fields.Float(attribute="stats.diagnosed_share", dump_only=True,
+                                   allow_none=True, metadata={
+                                       "description": "of the explained answers, the share "
+                                       "whose diagnosis named the rule it breaks"})
+
+
+class ItemStatsSchema(ma.Schema):
+    """One question over the first closed-book answers in scope."""
+
+    question_id = fields.String(attribute="stats.question_id", dump_only=True)
+    title = fields.Nested(TextSchema, dump_only=True)
+    kind = fields.String(dump_only=True)
+    lesson = fields.String(dump_only=True)
+    rules = fields.List(fields.String(), dump_only=True, metadata={
+        "description": "the rules it tests (rules.yaml ids)"})
+    answers = fields.Integer(attribute="stats.answers", dump_only=True)
+    learners = fields.Integer(attribute="stats.learners", dump_only=True)
+    right = fields.Integer(attribute="stats.right", dump_only=True)
+    facility = fields.Float(attribute="stats.facility", dump_only=True, allow_none=True)
+    median_ms = fields.Integer(attribute="stats.median_ms", dump_only=True, allow_none=True,
+                               metadata={"description": "from serving to the answer"})
+    spread = fields.Nested(SpreadSchema, attribute="stats.spread", dump_only=True,
+                           allow_none=True)
+    variants = fields.List(fields.Nested(VariantFacilitySchema), attribute="stats.variants",
+                           dump_only=True, metadata={"description": "hardest first"})
+    discrimination = fields.Nested(DiscriminationSchema, attribute="stats.discrimination",
+                                   dump_only=True)
+    misconceptions = fields.List(fields.Nested(MisconceptionCountSchema), dump_only=True)
+
+
+class RuleStatsSchema(ma.Schema):
+    """One rule: accuracy over every first answer to a question that tests it."""
+
+    rule_id = fields.String(attribute="stats.rule_id", dump_only=True)
+    title = fields.Nested(TextSchema, dump_only=True)
+    taught_at = fields.String(dump_only=True)
+    questions = fields.List(fields.String(), attribute="stats.questions", dump_only=True)
+    answers = fields.Integer(attribute="stats.answers", dump_only=True)
+    right = fields.Integer(attribute="stats.right", dump_only=True)
+    accuracy = fields.Float(attribute="stats.accuracy", dump_only=True, allow_none=True)
+    misconception_answers = fields.Integer(attribute="stats.misconception_answers",
+                                           dump_only=True)
+
+
+class ItemAnalysisSchema(ma.Schema):
+    """Item analysis over first closed-book answers (one per learner and variant)."""
+
+    lesson = fields.String(dump_only=True, allow_none=True)
+    scope = fields.String(dump_only=True, metadata={"description": "everyone | group"})
+    learners = fields.Integer(dump_only=True)
+    answers = fields.Integer(dump_only=True)
+    min_learners = fields.Integer(dump_only=True, metadata={
+        "description": "no discrimination is given over fewer learners"})
+    min_variant_answers = fields.Integer(dump_only=True)
+    items = fields.List(fields.Nested(ItemStatsSchema), dump_only=True)
+    rules = fields.List(fields.Nested(RuleStatsSchema), dump_only=True)

@@ -33,7 +33,7 @@ def run_anki(args: argparse.Namespace) -> int:
 
 
 def add_format(actions: Any) -> None:
-    """Add ``anki`` to the formats of ``quizsvc export`` (``quizsvc.bank.export_commands``)."""
+    """Add ``anki`` to the formats of ``quizsvc export`` (``quizsvc.study.export_commands``)."""
     anki = actions.add_parser(
         "anki", help="write a lesson's flashcards, glossary, concept checks and worked "
         "examples as an Anki package (.apkg)")

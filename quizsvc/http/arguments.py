@@ -46,6 +46,8 @@ VARIANT_ID = Length(min=1, max=MAX_VARIANT_ID)
 IDEMPOTENCY_KEY = Length(min=1, max=MAX_IDEMPOTENCY_KEY)
 NOTE = Length(max=MAX_NOTE)
 RETENTION = Range(min=MIN_RETENTION, max=MAX_RETENTION)
+ITEM_ANALYSIS_FORMATS = ("json", "csv", "rules-csv")
+MAX_AUTHOR_TOKEN = 512  # characters of a posted author token (longer ones are not it)
 
 
 class StrictSchema(ma.Schema):
@@ -119,6 +121,26 @@ class LessonQuerySchema(StrictSchema):
     """Filter by lesson."""
 
     lesson = fields.String(validate=Length(min=1, max=MAX_REF))
+
+
+class ItemAnalysisQuerySchema(StrictSchema):
+    """Choose the lesson of an item analysis (all lessons without one) and its form: JSON, or
+    CSV of the questions or of the rules."""
+
+    lesson = fields.String(load_default=None, validate=Length(min=1, max=MAX_REF))
+    format = fields.String(load_default="json", validate=OneOf(ITEM_ANALYSIS_FORMATS))
+
+
+class CohortItemAnalysisQuerySchema(StrictSchema):
+    """Choose the form of a cohort's item analysis (its lesson is the cohort's)."""
+
+    format = fields.String(load_default="json", validate=OneOf(ITEM_ANALYSIS_FORMATS))
+
+
+class AuthorSignInFormSchema(StrictSchema):
+    """The author pages' sign-in form: the author token, posted once."""
+
+    token = fields.String(required=True, validate=Length(min=1, max=MAX_AUTHOR_TOKEN))
 
 
 class SelfAssessmentPutSchema(StrictSchema):

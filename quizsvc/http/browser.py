@@ -49,6 +49,9 @@ FORM_MIMETYPES = frozenset({"application/x-www-form-urlencoded", "multipart/form
 # Blueprints whose views need no browser: probes, the OpenAPI document, author views and a
 # cohort's instructor views (which have their own bearer tokens), Prometheus metrics.
 WITHOUT_BROWSER = frozenset({"health", "api-docs", "author", "instructor", "metrics"})
+# Views whose state change is only the browser's own cookie (an author signing in or out):
+# CSRF is checked, but the browser is not stored as a learner for it.
+WITHOUT_REGISTRATION = frozenset({"web.author_sign_in", "web.author_sign_out"})
 TOKEN_BYTES = 32  # 256 bits of the browser id
 MAC_CHARS = 32  # hex characters of an HMAC kept in a token
 MAX_TOKEN = 200  # longer cookie values are not ours
@@ -212,7 +215,7 @@ def resolve_browser() -> None:
         token, minted = mint_token(secret_key), True
     if request.method not in SAFE_METHODS:
         check_csrf(token)
-        if identity is None:
+        if identity is None and request.endpoint not in WITHOUT_REGISTRATION:
             identity, looked_up = register(token), True
     g.visitor = Visitor(token, identity, minted, new_identity=looked_up and identity is not None)
 

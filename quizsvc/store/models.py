@@ -489,6 +489,30 @@ class QuestionReport(Base):
     created_at: Mapped[datetime]
 
 
+class ExportedVariant(Base):
+    """A variant that left the server with its answer: written into an LMS export
+    (``quizsvc export moodle|qti``), so a class holds its answer.
+
+    Serving never hands out a content recorded here (``study.serving.draw_variant``), whatever
+    the bank's publication partition says today: a later bank may class that content as
+    servable, but the class still has the answer. 0010.
+    """
+
+    __tablename__ = "exported_variant"
+    __table_args__ = (
+        UniqueConstraint("question_id", "content_key", "seed"),
+        CheckConstraint("export_format IN ('moodle', 'qti')", name="export_format_known"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    question_id: Mapped[str] = mapped_column(String(REF_LENGTH))
+    content_key: Mapped[str] = mapped_column(String(CONTENT_KEY_LENGTH))
+    seed: Mapped[int] = mapped_column(BigInteger)
+    bank_version: Mapped[str] = mapped_column(String(64))
+    export_format: Mapped[str] = mapped_column(String(16))
+    exported_at: Mapped[datetime]
+
+
 def table(model: type[Base]) -> Table:
     """Return a model's ``Table`` (what the repositories' Core statements run on)."""
     found = model.__table__

@@ -42,8 +42,10 @@ from quizsvc.store.answers import AnswerRepository
 from quizsvc.store.cohorts import CohortRepository
 from quizsvc.store.database import READ_ONLY
 from quizsvc.store.erasure import ErasureRepository
+from quizsvc.store.exports import ExportRepository
 from quizsvc.store.history import HistoryRepository
 from quizsvc.store.holds import HoldRepository
+from quizsvc.store.item_statistics import ItemStatisticsRepository
 from quizsvc.store.items import ItemRepository
 from quizsvc.store.learners import LearnerRepository
 from quizsvc.store.progress import GroupProgressRepository, ProgressRepository
@@ -81,6 +83,8 @@ class UnitOfWork:
         self.holds = HoldRepository(self)
         self.items = ItemRepository(self)
         self.reports = ReportRepository(self)
+        self.item_statistics = ItemStatisticsRepository(self)
+        self.exports = ExportRepository(self)
 
     def fresh(self) -> UnitOfWork:
         """Return a new unit of work on the same database (a job's own, with its deadline)."""

@@ -65,11 +65,13 @@ def served_view(q: Question, variant_id: str, built: Variant, served_at: datetim
                           built.prompt, dict(built.params), built.input, served_at)
 
 
-def draw_variant(ctx: Context, q: Question, seen: tuple[str, ...] = ()
-                 ) -> tuple[int, Variant]:
+def draw_variant(ctx: Context, q: Question, seen: tuple[str, ...] = (),
+                 exported: frozenset[str] = frozenset()) -> tuple[int, Variant]:
     """Draw a seed for ``q`` and build its variant, one the service may serve closed-book.
 
-    A content kept for decks and exports (``quizsvc.bank.publication``) is never served.
+    A content kept for decks and exports (``quizsvc.bank.publication``) is never served, nor
+    one in ``exported``: the contents of ``q`` an LMS export took away (``exported_variant``),
+    whose answers a class holds whatever today's partition says.
     ``seen`` lists the contents of the learner's revealed mistakes on ``q``, latest first:
     such a content is served only when no other turns up, and then the one revealed longest
     ago, so a question asked again after its reveal asks something new. A seed the bank
@@ -90,6 +92,8 @@ def draw_variant(ctx: Context, q: Question, seen: tuple[str, ...] = ()
         if not publication.servable(q, built):
             continue
         key = content_key(built)
+        if key in exported:
+            continue
         if key not in seen:
             return seed, built
         age = seen.index(key)
@@ -106,17 +110,20 @@ def next_question(ctx: Context, session_id: str) -> NextItem:
 
     Each question gets a freshly drawn variant (a new seed) when first served, so a review of
     a numeric question never repeats the numbers of the last one. One read (the session with
-    its items, and for a question not served yet the contents of its revealed mistakes) and,
-    for a question not served yet, one write that serves it unless a concurrent request did
-    first; then this request serves what that one stored.
+    its items, and for a question not served yet the contents of its revealed mistakes and
+    those an LMS export took away) and, for a question not served yet, one write that serves
+    it unless a concurrent request did first; then this request serves what that one stored.
     """
     uow = ctx.uow
     for _ in range(SERVE_TRIES):
         with uow.read():
             state = owned_session(ctx, session_id)
             item = state.next_item()
-            seen = (uow.sessions.revealed_mistakes(ctx.learner_id, item.question_id)
-                    if item is not None and item.variant_id is None else ())
+            seen: tuple[str, ...] = ()
+            exported: frozenset[str] = frozenset()
+            if item is not None and item.variant_id is None:
+                seen = uow.sessions.revealed_mistakes(ctx.learner_id, item.question_id)
+                exported = uow.exports.exported_contents(item.question_id)
         view = session_view(state)
         if item is None:
             return NextItem(view, None, None)
@@ -130,7 +137,7 @@ def next_question(ctx: Context, session_id: str) -> NextItem:
         if q is None:
             raise Gone(N_("This session's next question is no longer in the bank; start a new "
                           "session."), reason="question_gone")
-        seed, built = draw_variant(ctx, q, seen)
+        seed, built = draw_variant(ctx, q, seen, exported)
         variant_id = opaque_id(ctx)
         try:
             with uow.statement():

@@ -30,3 +30,15 @@ def bank_copy(tmp_path: Path) -> Path:
     target = tmp_path / "copy"
     shutil.copytree(DEFAULT_BANK_DIR, target, ignore=shutil.ignore_patterns("__pycache__"))
     return target
+
+
+@pytest.fixture
+def export_database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Migrate a SQLite database and make it the app's (``QUIZSVC_DATABASE_URL``), where
+    ``quizsvc export moodle|qti`` records the variants it exports; return its URL."""
+    from quizsvc.cli import main
+
+    url = f"sqlite:///{tmp_path / 'exports.sqlite3'}"
+    assert main(["db", "upgrade", "--database-url", url]) == 0
+    monkeypatch.setenv("QUIZSVC_DATABASE_URL", url)
+    return url

@@ -256,7 +256,8 @@ def test_a_cloze_field_cannot_be_ended_or_opened_by_the_text_around_it(bank):
     assert "&amp;lt;script&amp;gt;" in feedback and "<script>" not in feedback
 
 
-def test_the_command_writes_the_file_and_prints_how_to_make_it_again(tmp_path, capsys, bank):
+def test_the_command_writes_the_file_and_prints_how_to_make_it_again(tmp_path, capsys, bank,
+                                                                     export_database):
     out = tmp_path / "class.xml"
     args = ["export", "moodle", "--lesson", LESSON, "--questions", "spec-demand,choice-seats",
             "--variants", "2", "--lang", "both", "--seeds-from", "31", "--out", str(out)]
@@ -274,7 +275,8 @@ def test_the_command_writes_the_file_and_prints_how_to_make_it_again(tmp_path, c
     (["--lesson", "nope"], "no lesson"),
     (["--lesson", LESSON, "--questions", "card-num-computed-tokens"], "not graded"),
 ])
-def test_the_command_refuses_what_cannot_be_exported(tmp_path, capsys, args, message):
+def test_the_command_refuses_what_cannot_be_exported(tmp_path, capsys, args, message,
+                                                    export_database):
     assert main(["export", "moodle", *args, "--out", str(tmp_path / "x.xml")]) == 2
     assert message in capsys.readouterr().err
     assert not (tmp_path / "x.xml").exists()

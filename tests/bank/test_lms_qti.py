@@ -242,7 +242,8 @@ def test_text_that_looks_like_markup_stays_text(bank, tmp_path, make):
         assert attempt(item, responses(variant, variant.answer))[0] == 1.0
 
 
-def test_the_command_writes_the_package_and_prints_the_seeds(tmp_path, capsys, bank):
+def test_the_command_writes_the_package_and_prints_the_seeds(tmp_path, capsys, bank,
+                                                            export_database):
     out = tmp_path / "class.zip"
     assert main(["export", "qti", "--lesson", LESSON, "--questions", "order-computed-path",
                  "--variants", "4", "--seeds-from", "8", "--out", str(out)]) == 0

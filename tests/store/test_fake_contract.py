@@ -22,6 +22,7 @@ from sqlalchemy.exc import IntegrityError
 from quizsvc.errors import Busy, Conflict
 from quizsvc.review.optimizer import DEFAULT_PARAMETERS, Fit
 from quizsvc.review.ratings import ReviewRating
+from quizsvc.store.exports import Exported
 from quizsvc.store.repository import NoTransaction, Stale
 from quizsvc.store.sessions import StoredSession
 from quizsvc.store.unit_of_work import UnitOfWork
@@ -481,6 +482,18 @@ def new_variants(uow: Any) -> Transcript:
         transcript.append(ids("attempt", answered.attempt_id))
         transcript.append(uow.sessions.practice_variant(ctx.learner_id + 1,
                                                         tried[-1].variant_id))
+def exports(uow: Any) -> Transcript:
+    """Exported variants are recorded once each; their contents are read back per question."""
+    clock = FakeClock()
+    transcript: Transcript = []
+    batch = [Exported("running-first", "c1", 7, "b1"), Exported("running-first", "c2", 8, "b1"),
+             Exported("budget-split", "c3", 9, "b1")]
+    for exported in (batch, [*batch[:1], Exported("running-first", "c1", 10, "b1")]):
+        with uow.write():
+            transcript.append(uow.exports.record(exported, "moodle", clock()))
+    with uow.read():
+        transcript.append(sorted(uow.exports.exported_contents("running-first")))
+        transcript.append(sorted(uow.exports.exported_contents("nothing-exported")))
     return transcript
 
 
@@ -488,7 +501,7 @@ SCENARIOS: dict[str, Callable[[Any], Transcript]] = {
     "shapes": shapes, "sessions and serving": sessions_and_serving, "study flow": study_flow,
     "stale writes": stale_writes, "mistakes and dues": mistakes_and_dues,
     "mastery changes": mastery_changes, "settings": settings,
-    "holds and dues": holds_and_dues, "new variants": new_variants}
+    "holds and dues": holds_and_dues, "new variants": new_variants, "exports": exports}
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS.values(), ids=SCENARIOS.keys())

@@ -25,8 +25,8 @@ def test_a_request_that_loses_the_race_serves_what_the_winner_stored(
     real_draw = serving.draw_variant
     winner: dict[str, str] = {}
 
-    def draw_then_lose(ctx: Any, question: Any, seen: Any = ()) -> Any:
-        seed, built = real_draw(ctx, question, seen)
+    def draw_then_lose(ctx: Any, question: Any, *choices: Any) -> Any:
+        seed, built = real_draw(ctx, question, *choices)
         if not winner:  # the concurrent request writes between this one's read and write
             other = ctx.uow.fresh()  # the other request's own unit of work and transaction
             with other.write():

@@ -11,7 +11,7 @@ the real repositories (SQLite and PostgreSQL), so the two cannot drift apart.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -37,6 +37,7 @@ from quizsvc.store.answers import (
     StoredCard,
     VariantState,
 )
+from quizsvc.store.exports import Exported
 from quizsvc.store.holds import Hold
 from quizsvc.store.learners import BrowserRow
 from quizsvc.store.repository import Stale
@@ -554,3 +555,27 @@ class FakeLearners(FakeRepository):
         browser_id: int = t.insert("browser", {"learner_id": learner_id,
                                                "token_hash": token_hash, "created_at": now})
         return BrowserRow(browser_id, learner_id)
+
+
+class FakeExports(FakeRepository):
+    """``store.exports.ExportRepository``: the variants LMS exports took away."""
+
+    def record(self, variants: Iterable[Exported], export_format: str, now: datetime) -> int:
+        """Record exported variants once each; return how many were new."""
+        added = 0
+        for v in variants:
+            if self.tables.select("exported_variant", lambda row, v=v: (
+                    row["question_id"], row["content_key"], row["seed"]) == (
+                    v.question_id, v.content_key, v.seed)):
+                continue
+            self.tables.insert("exported_variant", {
+                "question_id": v.question_id, "content_key": v.content_key, "seed": v.seed,
+                "bank_version": v.bank_version, "export_format": export_format,
+                "exported_at": now})
+            added += 1
+        return added
+
+    def exported_contents(self, question_id: str) -> frozenset[str]:
+        """Return the content keys of a question that left the server in an export."""
+        return frozenset(row["content_key"] for row in self.tables.select(
+            "exported_variant", lambda row: row["question_id"] == question_id))

@@ -28,6 +28,7 @@ from quizsvc.errors import N_, Busy
 from quizsvc.store.repository import NoTransaction
 from tests.support.fake_repositories import (
     FakeAnswers,
+    FakeExports,
     FakeHolds,
     FakeLearners,
     FakeProgress,
@@ -54,6 +55,7 @@ class FakeUnitOfWork:
         self.settings = FakeSettings(self)
         self.learners = FakeLearners(self)
         self.holds = FakeHolds(self)
+        self.exports = FakeExports(self)
 
     def fresh(self) -> FakeUnitOfWork:
         """Return a new unit of work on the same rows (a job's own, with its deadline)."""

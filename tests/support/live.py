@@ -28,6 +28,7 @@ from quizsvc.store.models import ServedVariant
 from tests.support.databases import create_schema, drop_schema, postgres_url, unreachable
 
 SCHEMA_NUMBERS = itertools.count(1)
+LIVE_AUTHOR_TOKEN = "live-author-token"  # the author pages' token on the live server
 
 
 @dataclass(frozen=True)

@@ -11,12 +11,14 @@ parameters that generated it are known.
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from quizsvc.review import scheduling
+from quizsvc.review.item_analysis import FirstAttempt
 from quizsvc.review.optimizer import LoggedReview
 from quizsvc.review.scheduling import CardState, ReviewRating, SchedulerSettings
 
@@ -116,3 +118,56 @@ def draw_rating(memory: CardState, now: datetime, truth: SchedulerSettings,
 def logged(reviews: Sequence[SimulatedReview]) -> list[LoggedReview]:
     """Return simulated reviews as the optimizer reads them."""
     return [review.logged() for review in reviews]
+
+
+# A class answering questions of known difficulty and discrimination (item analysis).
+
+@dataclass(frozen=True)
+class SimulatedItem:
+    """A question as the simulation made it: a two-parameter logistic item (IRT's 2PL).
+
+    A learner of skill ``theta`` answers right with probability
+    ``1 / (1 + exp(-discrimination * (theta - difficulty)))``; its variant ``hard_variant``
+    is ``HARD_VARIANT_STEP`` harder than the others.
+    """
+
+    question_id: str
+    difficulty: float
+    discrimination: float
+
+
+CLASS_DIFFICULTIES = (-1.5, -0.75, 0.0, 0.75, 1.5)
+CLASS_DISCRIMINATIONS = (0.8, 1.6, 2.8, 4.5)
+VARIANTS_PER_ITEM = 3
+HARD_VARIANT_STEP = 1.0  # the last variant of each question is this much harder
+
+
+def class_items() -> list[SimulatedItem]:
+    """Return 20 items: every difficulty level crossed with every discrimination level."""
+    return [SimulatedItem(f"q{i:02d}", difficulty, discrimination)
+            for i, (difficulty, discrimination) in enumerate(
+                (d, a) for d in CLASS_DIFFICULTIES for a in CLASS_DISCRIMINATIONS)]
+
+
+def simulate_class(learners: int, items: Sequence[SimulatedItem], rng: random.Random
+                   ) -> list[FirstAttempt]:
+    """Return each learner's first closed-book answer to one variant of every item.
+
+    Skills are spread evenly over [-2.5, 2.5] (one learner per step), so the class is
+    varied on purpose; which variant a learner meets, whether they answer right and how
+    long it takes are drawn from ``rng``.
+    """
+    attempts = []
+    for learner in range(learners):
+        theta = -2.5 + 5.0 * learner / max(1, learners - 1)
+        for item in items:
+            variant = rng.randrange(VARIANTS_PER_ITEM)
+            difficulty = item.difficulty + (HARD_VARIANT_STEP if variant == VARIANTS_PER_ITEM - 1
+                                            else 0.0)
+            p_right = 1 / (1 + math.exp(-item.discrimination * (theta - difficulty)))
+            attempts.append(FirstAttempt(
+                learner_id=learner + 1, question_id=item.question_id,
+                variant=f"{item.question_id}/v{variant}", seed=variant,
+                correct=rng.random() < p_right,
+                duration_ms=int(rng.lognormvariate(10.0, 0.4))))
+    return attempts

@@ -20,7 +20,13 @@ from typing import Any
 import pytest
 
 from tests.support.chromium import launch_chromium, screenshot_folder
-from tests.support.live import LiveServer, dispose_database, migrated, serve
+from tests.support.live import (
+    LIVE_AUTHOR_TOKEN,
+    LiveServer,
+    dispose_database,
+    migrated,
+    serve,
+)
 
 PHONE = {"width": 390, "height": 844}
 
@@ -40,7 +46,8 @@ def live_server(tmp_path_factory: pytest.TempPathFactory, live_bank: Any
     path = tmp_path_factory.mktemp("live") / "quizsvc-live.sqlite3"
     database = migrated(f"sqlite:///{path}")
     try:
-        with serve(database, live_bank, SECRET_KEY="browser-test-secret") as server:
+        with serve(database, live_bank, SECRET_KEY="browser-test-secret",
+                   AUTHOR_TOKEN=LIVE_AUTHOR_TOKEN) as server:
             yield server
     finally:
         dispose_database(database)

@@ -9,9 +9,9 @@ and its result, a right answer with its ratings, the summary), the lesson while 
 open (the open-book gate), flashcards, the simulator (and its error state), progress (and its
 charts' tables), linking, the Anki page and an unknown URL; a report of a problem sent from
 the reveal, and the card browser (the list, a suspension, a search, an item's history, a
-search that finds nothing); then joining a cohort (refused, joined), the cohort's instructor
-page, and erasing (asked, erased). A second walk takes representative pages in the dark
-colour scheme.
+search that finds nothing); the author's sign-in and item analysis (its variants unfolded);
+then joining a cohort (refused, joined), the cohort's instructor page, and erasing (asked,
+erased). A second walk takes representative pages in the dark colour scheme.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from babel.messages.pofile import read_po
 from quizsvc.http.language import TRANSLATIONS
 from tests.support import pages as steps
 from tests.support.cohorts import live_cohort
-from tests.support.live import LiveServer
+from tests.support.live import LIVE_AUTHOR_TOKEN, LiveServer
 
 pytestmark = pytest.mark.browser
 
@@ -203,6 +203,12 @@ def test_every_page_and_state_passes_axe(walk: Walk, live_server: LiveServer) ->
     page.goto("/link")
     step(page, lambda: page.locator("#code-form button").click())
     checker.check("link-code")
+    page.goto("/author/item-analysis")
+    checker.check("author-sign-in")
+    page.locator("#author-token").fill(LIVE_AUTHOR_TOKEN)
+    step(page, lambda: page.locator("#author-sign-in button").click())
+    page.locator("#variants-h ~ details summary").first.click()
+    checker.check("item-analysis")
 
     cohort = live_cohort(live_server, f"Class {checker.name}")
     page.goto(f"/join/{cohort.join_code}")

@@ -1,27 +1,38 @@
-"""Author-only views behind ``AUTHOR_TOKEN``: whole variants, the bank's contents, cohorts.
+"""Author-only views behind ``AUTHOR_TOKEN``: whole variants, the bank's contents, cohorts,
+item analysis.
 
 With no token configured these routes answer 404 as if they did not exist.
 """
 
 from __future__ import annotations
 
-import hmac
 from collections.abc import Callable
 from functools import wraps
 from typing import Any, ClassVar
 from urllib.parse import urljoin
 
-from flask import current_app, request
+from flask import Response, request
 from flask.views import MethodView
 
 from quizsvc.api.blueprint import ApiBlueprint
-from quizsvc.api.schemas import InstructorTokenSchema, IssuedCohortSchema, ReportSchema
-from quizsvc.errors import N_, NotFound, Unauthorized
-from quizsvc.http.arguments import CohortCreateSchema, PreviewQuerySchema, ReportListQuerySchema
+from quizsvc.api.schemas import (
+    InstructorTokenSchema,
+    IssuedCohortSchema,
+    ItemAnalysisSchema,
+    ReportSchema,
+)
+from quizsvc.http.arguments import (
+    CohortCreateSchema,
+    ItemAnalysisQuerySchema,
+    PreviewQuerySchema,
+    ReportListQuerySchema,
+)
+from quizsvc.http.author import require_bearer
+from quizsvc.http.context import current_context
 from quizsvc.http.limits import author_rate_limit
 from quizsvc.runtime import runtime
 from quizsvc.store.database import request_unit_of_work
-from quizsvc.study import author, cohorts, reports
+from quizsvc.study import author, cohorts, item_analysis, reports
 
 AUTHOR_SECURITY: list[dict[str, list[str]]] = [{"author": []}]
 
@@ -34,16 +45,7 @@ def require_author(view: Callable[..., Any]) -> Callable[..., Any]:
 
     @wraps(view)
     def guarded(*args: Any, **kwargs: Any) -> Any:
-        token = current_app.config.get("AUTHOR_TOKEN")
-        if not token:
-            raise NotFound(N_("Author views are not enabled."), reason="author_disabled")
-        given = request.headers.get("Authorization", "")
-        scheme, _, value = given.partition(" ")
-        if scheme.lower() != "bearer" or not hmac.compare_digest(
-                value.encode("utf-8", "surrogateescape"), token.encode()):
-            raise Unauthorized(N_("This view needs the author token."),
-                               {"headers": {"Authorization": ["Bearer <author token>"]}},
-                               reason="author_token")
+        require_bearer()
         return view(*args, **kwargs)
 
     return guarded
@@ -122,6 +124,8 @@ class InstructorToken(MethodView):
         return {**issued.__dict__,
                 "instructor_url": here(cohorts.instructor_path(issued.id,
                                                                issued.instructor_token))}
+
+
 @blp.route("/reports")
 class Reports(MethodView):
     """Learners' reports of problems with questions."""
@@ -136,3 +140,26 @@ class Reports(MethodView):
         """List the newest reports, each with its variant (question id, seed, bank version)."""
         return reports.list_reports(request_unit_of_work(), query["limit"],
                                     query.get("question_id"))
+
+
+@blp.route("/item-analysis")
+class ItemAnalysis(MethodView):
+    """Item analysis over every learner."""
+
+    decorators: ClassVar[list[Callable[..., Any]]] = [author_rate_limit()]
+
+    @blp.arguments(ItemAnalysisQuerySchema, location="query")
+    @blp.response(200, ItemAnalysisSchema)
+    @blp.alt_response(200, schema={"type": "string"}, content_type="text/csv",
+                      description="with format=csv one row per question; with "
+                      "format=rules-csv one row per rule")
+    @blp.doc(security=AUTHOR_SECURITY)
+    @require_author
+    def get(self, query: dict[str, Any]) -> Any:
+        """Analyse each question and rule over every learner's first closed-book answers."""
+        report = item_analysis.item_analysis_report(current_context(), query["lesson"])
+        if query["format"] == "json":
+            return report
+        name, text = item_analysis.report_csv(report, query["format"])
+        return Response(text, mimetype="text/csv",
+                        headers={"Content-Disposition": f"attachment; filename={name}"})

@@ -1,5 +1,5 @@
 """Cohorts for learners (join, list, leave) and for their instructor (the report, the
-gradebook).
+gradebook, the item analysis).
 
 The instructor's routes take no browser: the cohort's instructor token, sent as
 ``Authorization: Bearer <token>``, is their only credential, and it opens that one cohort.
@@ -14,12 +14,12 @@ from flask import Response, request
 from flask.views import MethodView
 
 from quizsvc.api.blueprint import ApiBlueprint
-from quizsvc.api.schemas import CohortReportSchema, MembershipSchema
+from quizsvc.api.schemas import CohortReportSchema, ItemAnalysisSchema, MembershipSchema
 from quizsvc.errors import N_, Unauthorized
-from quizsvc.http.arguments import CohortJoinSchema
+from quizsvc.http.arguments import CohortItemAnalysisQuerySchema, CohortJoinSchema
 from quizsvc.http.context import current_context
 from quizsvc.http.limits import instructor_rate_limit
-from quizsvc.study import cohorts
+from quizsvc.study import cohorts, item_analysis
 
 INSTRUCTOR_SECURITY: list[dict[str, list[str]]] = [{"instructor": []}]
 
@@ -95,3 +95,27 @@ class Gradebook(MethodView):
         report = cohorts.cohort_report(current_context(), cohort_id, instructor_token())
         return Response(cohorts.gradebook_csv(report), mimetype="text/csv", headers={
             "Content-Disposition": f"attachment; filename=cohort-{cohort_id}-gradebook.csv"})
+
+
+@instructor.route("/<int:cohort_id>/item-analysis")
+class CohortItemAnalysis(MethodView):
+    """One cohort's item analysis."""
+
+    decorators: ClassVar[list[Callable[..., Any]]] = [instructor_rate_limit()]
+
+    @instructor.arguments(CohortItemAnalysisQuerySchema, location="query")
+    @instructor.response(200, ItemAnalysisSchema)
+    @instructor.alt_response(200, schema={"type": "string"}, content_type="text/csv",
+                             description="with format=csv one row per question; with "
+                             "format=rules-csv one row per rule")
+    @instructor.doc(security=INSTRUCTOR_SECURITY)
+    def get(self, query: dict[str, Any], cohort_id: int) -> Any:
+        """Analyse each question and rule of the cohort's lesson over its members' first
+        closed-book answers."""
+        report = item_analysis.cohort_item_analysis(current_context(), cohort_id,
+                                                    instructor_token())
+        if query["format"] == "json":
+            return report
+        name, text = item_analysis.report_csv(report, query["format"])
+        return Response(text, mimetype="text/csv", headers={
+            "Content-Disposition": f"attachment; filename=cohort-{cohort_id}-{name}"})

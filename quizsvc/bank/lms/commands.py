@@ -1,9 +1,11 @@
 """Offer ``quizsvc export moodle`` and ``quizsvc export qti``: randomized exercises for an LMS.
 
-No database is involved: the variants come from the bank and ``--seeds-from`` alone. The
-command prints the seeds it used and the command line that makes the same file again; the
-file records them too. Without ``--seeds-from`` it draws one from the operating system and
-prints it (the only randomness outside the seed).
+The variants come from the bank and ``--seeds-from`` alone. The command prints the seeds it
+used and the command line that makes the same file again; the file records them too. Without
+``--seeds-from`` it draws one from the operating system and prints it (the only randomness
+outside the seed). What the file holds is handed to ``record`` before the file is written
+(``quizsvc.study.export_commands`` records it in the database, so serving never hands those
+variants out); this module itself touches no database.
 """
 
 from __future__ import annotations
@@ -55,8 +57,18 @@ def seed_value(value: str) -> int:
     return int(value)
 
 
-def add_formats(actions: Any) -> None:
-    """Add ``moodle`` and ``qti`` to the formats of ``quizsvc export``."""
+class NotRecorded(Exception):
+    """The exported variants could not be recorded; the file is not written."""
+
+
+Recorder = Callable[[argparse.Namespace, ExerciseSet], str]
+
+
+def add_formats(actions: Any, handler: Callable[[argparse.Namespace], int] | None = None
+                ) -> list[argparse.ArgumentParser]:
+    """Add ``moodle`` and ``qti`` to the formats of ``quizsvc export`` (run by ``handler``,
+    ``run_export`` by default); return their parsers."""
+    parsers = []
     for name in WRITERS:
         parser = actions.add_parser(name, help=HELP[name])
         parser.add_argument("--lesson", required=True, help="lesson id, e.g. vllm-v1-ledger")
@@ -74,7 +86,9 @@ def add_formats(actions: Any) -> None:
         parser.add_argument("--out", required=True, help="the file to write")
         parser.add_argument("--bank-dir",
                             help="bank directory (default: $QUIZSVC_BANK_DIR or repo)")
-        parser.set_defaults(handler=run_export, lms_format=name)
+        parser.set_defaults(handler=handler or run_export, lms_format=name)
+        parsers.append(parser)
+    return parsers
 
 
 def again(args: argparse.Namespace, exercises: ExerciseSet) -> str:
@@ -85,8 +99,9 @@ def again(args: argparse.Namespace, exercises: ExerciseSet) -> str:
             f"--lang {args.lang} --seeds-from {exercises.seeds_from} --out {args.out}")
 
 
-def run_export(args: argparse.Namespace) -> int:
-    """Draw the variants, write the file, print the seeds and how to make it again."""
+def run_export(args: argparse.Namespace, record: Recorder | None = None) -> int:
+    """Draw the variants, hand them to ``record``, write the file, print the seeds and how to
+    make it again. If ``record`` raises ``NotRecorded`` no file is written."""
     seeds_from = args.seeds_from if args.seeds_from is not None else secrets.randbelow(2**32)
     try:
         bank = read_bank(args.bank_dir)
@@ -95,6 +110,13 @@ def run_export(args: argparse.Namespace) -> int:
     except BankError as error:
         print(f"export {args.lms_format}: {error}", file=sys.stderr)
         return 2
+    recorded = ""
+    if record is not None:
+        try:
+            recorded = record(args, exercises)
+        except NotRecorded as error:
+            print(f"export {args.lms_format}: {error}; no file written", file=sys.stderr)
+            return 2
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_bytes(data)
@@ -102,5 +124,7 @@ def run_export(args: argparse.Namespace) -> int:
           f"lang {args.lang}, seeds-from {seeds_from}, bank version {exercises.bank_version}")
     for item in exercises.items:
         print(f"  {item.question.id}: seeds {', '.join(str(seed) for seed in item.seeds)}")
+    if recorded:
+        print(recorded)
     print(f"again: {again(args, exercises)}")
     return 0

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Response, render_template, request
+from flask import Response, render_template, request, url_for
 from werkzeug.wrappers import Response as BaseResponse
 
 from quizsvc.errors import N_, Invalid, NotFound
@@ -18,7 +18,8 @@ from quizsvc.http.arguments import CohortJoinFormSchema, EraseFormSchema
 from quizsvc.http.browser import forget_browser
 from quizsvc.http.context import current_context
 from quizsvc.http.limits import instructor_rate_limit
-from quizsvc.study import cohorts, erasure
+from quizsvc.study import cohorts, erasure, item_analysis
+from quizsvc.web.pages.author import csv_format, render_item_analysis
 from quizsvc.web.pages.chrome import bp, parse_form, said, see_other
 
 PRIVATE_PAGE = {"Referrer-Policy": "no-referrer", "Cache-Control": "no-store"}
@@ -91,6 +92,30 @@ def gradebook(cohort_id: int, token: str) -> Response:
     return Response(cohorts.gradebook_csv(report), mimetype="text/csv", headers={
         **PRIVATE_PAGE,
         "Content-Disposition": f"attachment; filename=cohort-{cohort_id}-gradebook.csv"})
+
+
+@bp.get("/cohorts/<int:cohort_id>/<token>/item-analysis")
+@instructor_rate_limit()
+def cohort_item_analysis(cohort_id: int, token: str) -> Response:
+    """Show the instructor the item analysis of their cohort's members."""
+    report = item_analysis.cohort_item_analysis(current_context(), cohort_id, token)
+    return private(render_item_analysis(
+        report, back_url=url_for("web.instructor_page", cohort_id=cohort_id, token=token),
+        csv_questions_url=url_for("web.cohort_item_analysis_csv", cohort_id=cohort_id,
+                                  token=token, format="csv"),
+        csv_rules_url=url_for("web.cohort_item_analysis_csv", cohort_id=cohort_id,
+                              token=token, format="rules-csv")))
+
+
+@bp.get("/cohorts/<int:cohort_id>/<token>/item-analysis.csv")
+@instructor_rate_limit()
+def cohort_item_analysis_csv(cohort_id: int, token: str) -> Response:
+    """Download the cohort's item analysis as CSV (``format=rules-csv``: one row per rule)."""
+    table = csv_format()
+    report = item_analysis.cohort_item_analysis(current_context(), cohort_id, token)
+    name, text = item_analysis.report_csv(report, table)
+    return Response(text, mimetype="text/csv", headers={
+        **PRIVATE_PAGE, "Content-Disposition": f"attachment; filename=cohort-{cohort_id}-{name}"})
 
 
 def private(page: str, status: int = 200) -> Response:

@@ -1,0 +1,57 @@
+"""Record the variants an LMS export took away, and tell serving which contents they were.
+
+``exported_variant`` rows are only added: once a class holds a variant's answer, that stays
+true. A variant recorded twice (the same export made again) is recorded once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import bindparam, select
+from sqlalchemy.dialects import postgresql, sqlite
+
+from quizsvc.store.models import ExportedVariant, table
+from quizsvc.store.repository import Repository
+
+EXPORTED = table(ExportedVariant)
+# Serving asks this for every question it serves afresh: built once, on the unique
+# constraint's leading column.
+EXPORTED_CONTENTS = (select(EXPORTED.c.content_key).distinct()
+                     .where(EXPORTED.c.question_id == bindparam("b_question")))
+
+
+@dataclass(frozen=True)
+class Exported:
+    """One variant written into an export."""
+
+    question_id: str
+    content_key: str
+    seed: int
+    bank_version: str
+
+
+class ExportRepository(Repository):
+    """Record exported variants and read their contents back."""
+
+    def record(self, variants: Iterable[Exported], export_format: str, now: datetime) -> int:
+        """Record variants written into an export (``moodle`` or ``qti``); return how many
+        were not recorded before."""
+        rows = [{"question_id": v.question_id, "content_key": v.content_key, "seed": v.seed,
+                 "bank_version": v.bank_version, "export_format": export_format,
+                 "exported_at": now} for v in variants]
+        if not rows:
+            return 0
+        dialect_insert = postgresql.insert if self.dialect == "postgresql" else sqlite.insert
+        statement = dialect_insert(EXPORTED).on_conflict_do_nothing(
+            index_elements=[EXPORTED.c.question_id, EXPORTED.c.content_key, EXPORTED.c.seed]
+        ).returning(EXPORTED.c.id)
+        return sum(self.connection.execute(statement, row).first() is not None
+                   for row in rows)
+
+    def exported_contents(self, question_id: str) -> frozenset[str]:
+        """Return the content keys of a question that left the server in an export."""
+        return frozenset(self.connection.scalars(EXPORTED_CONTENTS,
+                                                 {"b_question": question_id}))
