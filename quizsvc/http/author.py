@@ -44,7 +44,8 @@ def token_matches(given: str) -> bool:
 
 def require_bearer() -> None:
     """Refuse a request without ``Authorization: Bearer <AUTHOR_TOKEN>`` (401; 404 when no
-    token is configured)."""
+    token is configured, whatever the request sends)."""
+    configured_token()
     scheme, _, value = request.headers.get("Authorization", "").partition(" ")
     if scheme.lower() != "bearer" or not token_matches(value):
         raise Unauthorized(N_("This view needs the author token."),

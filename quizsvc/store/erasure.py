@@ -28,7 +28,7 @@ LEARNER_TABLE = "learner"
 LEARNER_COLUMN = "learner_id"
 # Tables that hold nothing of any one learner (a cohort's row is the class, its members are
 # ``cohort_member`` rows, which are the learners').
-HOLDS_NO_LEARNER = frozenset({"cohort"})
+HOLDS_NO_LEARNER = frozenset({"cohort", "exported_variant"})  # an LMS export: no learner
 
 
 @dataclass

@@ -328,6 +328,31 @@ def read_reports_without_token(mallory, a):
     status(404)(mallory.get("/api/author/reports"))  # author views off: no token works
 
 
+@attack("POST", "/api/attempts/<int:attempt_id>/new-variant")
+def try_a_variant_of_alices_attempt(mallory, a):
+    status(404)(mallory.post(f"/api/attempts/{a.wrong_attempt_id}/new-variant"))
+
+
+@attack("GET", "/api/progress/statistics")
+def read_statistics(mallory, a):
+    """Mallory's charts count her reviews only: Alice's leave them empty."""
+    statistics = mallory.get("/api/progress/statistics").json
+    assert "alice" not in str(statistics)
+    status(200)(mallory.get("/api/progress/statistics"))
+
+
+@attack("GET", "/api/cohorts/<int:cohort_id>/item-analysis")
+def read_a_cohorts_item_analysis(mallory, a):
+    status(401)(mallory.get("/api/cohorts/1/item-analysis"))
+    status(404)(mallory.get("/api/cohorts/1/item-analysis",
+                            headers={"Authorization": f"Bearer {a.link_code}"}))
+
+
+@attack("GET", "/api/author/item-analysis")
+def read_item_analysis_without_token(mallory, a):
+    status(404)(mallory.get("/api/author/item-analysis"))  # author views off: no token works
+
+
 @attack("GET", "/api/openapi.json")
 def read_spec(mallory, a):
     status(200)(mallory.get("/api/openapi.json"))

@@ -314,6 +314,53 @@ def report_on_alices_variant(mallory, a):
                         reason="wrong_answer", text="evil"), 404)
 
 
+@attack("GET", "/study/<session_id>/practice/<variant_id>")
+def open_alices_variant_as_practice(mallory, a):
+    status(mallory.get(f"{a.session_url}/practice/{a.open_variant}"), 404)
+
+
+@attack("POST", "/study/<session_id>/practice/<variant_id>/answer")
+def answer_alices_variant_as_practice(mallory, a):
+    fields = {"variant_id": a.open_variant, "idempotency_key": "m-2", "answer.0": "1",
+              "answer.1": "1", "answer": "x"}
+    status(mallory.post(f"{a.session_url}/practice/{a.open_variant}/answer", **fields), 404)
+
+
+@attack("GET", "/author/item-analysis")
+def read_the_item_analysis(mallory, a):
+    status(mallory.get("/author/item-analysis"), 404)  # author views off
+
+
+@attack("POST", "/author/sign-in")
+def sign_in_as_author(mallory, a):
+    status(mallory.post("/author/sign-in", token=a.code), 404)
+
+
+@attack("POST", "/author/sign-out")
+def sign_out_as_author(mallory, a):
+    status(mallory.post("/author/sign-out"), 303)  # clears a cookie Mallory never had
+
+
+@attack("GET", "/author/item-analysis.csv")
+def download_the_item_analysis(mallory, a):
+    status(mallory.get("/author/item-analysis.csv"), 404)  # author views off
+
+
+@attack("POST", "/study/<session_id>/attempts/<int:attempt_id>/new-variant")
+def try_a_variant_of_alices_attempt(mallory, a):
+    status(mallory.post(f"{a.session_url}/attempts/{a.attempt_id}/new-variant"), 404)
+
+
+@attack("GET", "/cohorts/<int:cohort_id>/<token>/item-analysis")
+def read_a_cohorts_item_analysis_with_a_guessed_token(mallory, a):
+    status(mallory.get(f"/cohorts/1/{a.code}/item-analysis"), 404)
+
+
+@attack("GET", "/cohorts/<int:cohort_id>/<token>/item-analysis.csv")
+def download_a_cohorts_item_analysis_with_a_guessed_token(mallory, a):
+    status(mallory.get(f"/cohorts/1/{a.code}/item-analysis.csv"), 404)
+
+
 def page_routes(app: Any) -> set[tuple[str, str]]:
     """Return every (method, rule) of the pages (not the API, not static files)."""
     return {(method, rule.rule) for rule in app.url_map.iter_rules()
