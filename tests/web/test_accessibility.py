@@ -10,7 +10,7 @@ the simulator (and its error state), progress (and its charts' tables), linking,
 and an unknown URL; a report of a problem sent from the reveal, and the card browser (the list,
 a suspension, a search, an item's history, a search that finds nothing); the author's sign-in
 and item analysis (its variants unfolded); then joining a cohort (refused, joined), the
-cohort's instructor page, and erasing (asked, erased).
+cohort's instructor page and its item analysis, and erasing (asked, erased).
 """
 
 from __future__ import annotations
@@ -213,6 +213,8 @@ def test_every_page_and_state_passes_axe(walk: Walk, live_server: LiveServer) ->
     checker.check("cohort-joined")
     page.goto(f"/cohorts/{cohort.id}/{cohort.instructor_token}")
     checker.check("cohort-instructor")
+    step(page, lambda: page.locator("#item-analysis-link").click())
+    checker.check("cohort-item-analysis")
     page.goto("/erase")
     checker.check("erase")
     page.locator("#confirm-erase").check()
