@@ -184,32 +184,27 @@ def count(statuses: dict[str, int], load: str, status: int) -> None:
 
 
 def post_raw(learner: Learner, path: str, body: bytes) -> int:
-    """POST a prepared JSON body with the learner's cookies; return the status."""
-    import http.client
-
-    headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in learner.cookies.items()),
-               "X-CSRF-Token": learner.cookies.get("csrf_token", ""),
-               "Content-Type": "application/json"}
-    connection = http.client.HTTPConnection("127.0.0.1", learner.port, timeout=120)
-    try:
-        connection.request("POST", path, body=body, headers=headers)
-        response = connection.getresponse()
-        response.read()
-        return response.status
-    except OSError:
-        return 0
-    finally:
-        connection.close()
+    """POST a prepared JSON body with the learner's cookies and CSRF echo; return the status."""
+    return send_raw(learner, "POST", path, body, {
+        "X-CSRF-Token": learner.cookies.get("csrf_token", ""),
+        "Content-Type": "application/json"})
 
 
 def get_raw(learner: Learner, path: str) -> int:
     """GET a binary download with the learner's cookies; return the status."""
+    return send_raw(learner, "GET", path, None, {})
+
+
+def send_raw(learner: Learner, method: str, path: str, body: bytes | None,
+             headers: dict[str, str]) -> int:
+    """Send one request with the learner's cookies on a new connection; read the reply whole
+    and return its status (0: no reply)."""
     import http.client
 
-    headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in learner.cookies.items())}
+    cookies = "; ".join(f"{k}={v}" for k, v in learner.cookies.items())
     connection = http.client.HTTPConnection("127.0.0.1", learner.port, timeout=120)
     try:
-        connection.request("GET", path, headers=headers)
+        connection.request(method, path, body=body, headers={"Cookie": cookies, **headers})
         response = connection.getresponse()
         response.read()
         return response.status

@@ -433,6 +433,33 @@ class SectionReportSchema(ma.Schema):
     history = fields.List(fields.Nested(DayAccuracySchema), dump_only=True)
 
 
+class DayReviewsSchema(ma.Schema):
+    """Reviews on one UTC day (questions and flashcards)."""
+
+    day = fields.Date(dump_only=True)
+    reviews = fields.Integer(dump_only=True)
+
+
+class WeekRetentionSchema(ma.Schema):
+    """Reviews of learned cards in one week, and how many were recalled (not Again)."""
+
+    first_day = fields.Date(dump_only=True)
+    last_day = fields.Date(dump_only=True)
+    reviews = fields.Integer(dump_only=True)
+    recalled = fields.Integer(dump_only=True)
+    retention = fields.Float(dump_only=True, allow_none=True, metadata={
+        "description": "recalled / reviews; null for a week without such reviews"})
+
+
+class ReviewStatisticsSchema(ma.Schema):
+    """What the progress page's charts draw (the due forecast is ``/api/reviews/due``'s)."""
+
+    today = fields.Date(dump_only=True)
+    reviews_per_day = fields.List(fields.Nested(DayReviewsSchema), dump_only=True)
+    retention = fields.List(fields.Nested(WeekRetentionSchema), dump_only=True)
+    desired_retention = fields.Float(dump_only=True)
+
+
 class SelfAssessmentSchema(ma.Schema):
     """A stored self-assessment."""
 

@@ -12,6 +12,8 @@ question, walk the graded attempts in the order they were submitted:
    neither counts nor ends the run.
 4. An answer given within ``FRESH_REVEAL`` of the reveal of a wrong answer to the same question
    is practice, not closed-book: the learner has just read the answer (``practice_after_reveal``).
+   So is an answer to a variant served as practice: a fresh variant the learner asked for
+   after a reveal ("try a new variant", ``study.variants``), whenever it is answered.
    Like an open-book answer, a right one neither counts nor ends the run.
 5. The question is mastered when the current run holds two right closed-book answers on
    variants that differ in content (``quizsvc.bank.content``: other numbers, other

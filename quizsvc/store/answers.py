@@ -97,6 +97,8 @@ class AnswerSnapshot:
     # The FSRS parameters and desired retention that schedule this learner's card of this
     # lesson (``store.scheduler_settings``); ``review_seq`` covers a change of either.
     settings: SchedulerSettings = DEFAULT_SETTINGS
+    # Served as practice ("try a new variant" after a reveal): its answer is never evidence.
+    practice: bool = False
 
 
 @dataclass(frozen=True)
@@ -201,7 +203,7 @@ def snapshot_query() -> Select[Any]:
         select(SERVED.c.learner_id, SERVED.c.question_id, SERVED.c.lesson, SERVED.c.kind,
                SERVED.c.seed, SERVED.c.served_at, SERVED.c.answered, SERVED.c.bank_version,
                SERVED.c.open_book, SERVED.c.answer_key, SERVED.c.content_key,
-               LEARNERS.c.review_seq,
+               SERVED.c.practice, LEARNERS.c.review_seq,
                CARDS.c.id.label("card_id"), *(CARDS.c[name] for name in CARD_STATE),
                MASTERY.c.id.label("mastery_id"), MASTERY.c.mastered,
                select(func.min(right.c.submitted_at)).where(condition)
@@ -294,7 +296,8 @@ class AnswerRepository(Repository):
             review_seq=row.review_seq, card=card,
             mastery=MasteryRecord(row.mastery_id, bool(row.mastered)),
             right_closed_book_span=span, last_wrong_reveal=row.last_wrong_reveal,
-            settings=settings_of(row.desired_retention, row.fsrs_parameters))
+            settings=settings_of(row.desired_retention, row.fsrs_parameters),
+            practice=bool(row.practice))
 
     def read_run(self, learner_id: int, question_id: str) -> list[GradedAttempt]:
         """Read the question's current run of graded attempts (``mastery.evaluate`` gives the

@@ -214,6 +214,9 @@ class ServedVariant(Base):
     answer_key: Mapped[str | None] = mapped_column(Text)
     # What the variant asks (``quizsvc.bank.content``): mastery wants different content.
     content_key: Mapped[str | None] = mapped_column(String(CONTENT_KEY_LENGTH))
+    # A fresh variant asked for after the question's reveal ("try a new variant"): its answer
+    # is practice, never mastery evidence (``study.answering.practice_of``). 0011.
+    practice: Mapped[bool] = mapped_column(Boolean, server_default=false())
 
 
 class Attempt(Base):

@@ -77,7 +77,8 @@ class ProgressRepository(Repository):
     def card_dues(self, learner_id: int, lesson: str, now: datetime
                   ) -> list[tuple[str, datetime | None]]:
         """Return (question id, due) of a learner's cards of one lesson, soonest due first,
-        then (question id, None) for each item a hold keeps out at ``now`` (card or not).
+        then (question id, None) for each item a hold keeps out at ``now`` (card or not), by
+        question id.
 
         One statement: the cards no hold keeps out, and the holds in force.
         """
@@ -90,7 +91,7 @@ class ProgressRepository(Repository):
         both = union_all(cards, holds).subquery()
         rows = self.connection.execute(
             select(both.c.question_id, both.c.due)
-            .order_by(both.c.due.is_(None), both.c.due, both.c.card_id))
+            .order_by(both.c.due.is_(None), both.c.due, both.c.card_id, both.c.question_id))
         return [(question_id, due) for question_id, due in rows]
 
     def card_counts(self, learner_id: int, question_ids: Sequence[str], now: datetime

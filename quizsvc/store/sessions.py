@@ -73,6 +73,19 @@ class NextItem:
     served_at: datetime | None
 
 
+@dataclass(frozen=True)
+class PracticeVariant:
+    """A variant served as practice, outside any session ("try a new variant"), and the
+    attempt that answered it (None: still open)."""
+
+    id: str
+    question_id: str
+    seed: int
+    bank_version: str
+    served_at: datetime
+    attempt_id: int | None
+
+
 SERVE_VARIANT = insert(SERVED)
 CLAIM_ITEM = (update(ITEMS)
               .where(ITEMS.c.id == bindparam("b_item"), ITEMS.c.variant_id.is_(None))
@@ -222,6 +235,26 @@ class SessionRepository(Repository):
                                                             "b_question": question_id})
         return tuple(dict.fromkeys(found))
 
+    def serve_practice(self, variant: dict[str, Any]) -> None:
+        """Store a variant served as practice, outside any session (``served_variant``
+        columns; ``practice`` is set here), in place of the learner's practice variant still
+        open, if any: one at a time, so asking again and again stores nothing more."""
+        self.connection.execute(delete(SERVED).where(
+            SERVED.c.learner_id == variant["learner_id"], SERVED.c.practice.is_(True),
+            SERVED.c.answered.is_(False)))
+        self.connection.execute(SERVE_VARIANT, variant | {"practice": True})
+
+    def practice_variant(self, learner_id: int, variant_id: str) -> PracticeVariant | None:
+        """Return one of this learner's practice variants with its attempt, if answered
+        (None: unknown, another learner's, or not served as practice)."""
+        row = self.connection.execute(
+            select(SERVED.c.id, SERVED.c.question_id, SERVED.c.seed, SERVED.c.bank_version,
+                   SERVED.c.served_at, ATTEMPTS.c.id.label("attempt_id"))
+            .select_from(SERVED.outerjoin(ATTEMPTS, ATTEMPTS.c.variant_id == SERVED.c.id))
+            .where(SERVED.c.id == variant_id, SERVED.c.learner_id == learner_id,
+                   SERVED.c.practice.is_(True))).first()
+        return None if row is None else PracticeVariant(*row)
+
     def serve_item(self, item_id: int, variant: dict[str, Any]) -> None:
         """Store a served variant (``served_variant`` columns) and point the item at it; raise
         ``Stale`` (writing nothing) when another request served the item first.
@@ -286,9 +319,10 @@ class SessionRepository(Repository):
                                        .values(open_book=True)).rowcount or 0
 
     def open_variants(self, learner_id: int, lesson: str | None = None) -> int:
-        """Count this learner's open closed-book variants (of ``lesson``, or all)."""
+        """Count this learner's open closed-book variants (of ``lesson``, or all); a variant
+        served as practice is not closed-book."""
         condition = [SERVED.c.learner_id == learner_id, SERVED.c.answered.is_(False),
-                     SERVED.c.open_book.is_(False)]
+                     SERVED.c.open_book.is_(False), SERVED.c.practice.is_(False)]
         if lesson is not None:
             condition.append(SERVED.c.lesson == lesson)
         return self.connection.scalar(
@@ -298,7 +332,7 @@ class SessionRepository(Repository):
                                 ) -> str | None:
         """Return the session of this learner's latest open closed-book variant (of ``lesson``)."""
         condition = [SERVED.c.learner_id == learner_id, SERVED.c.answered.is_(False),
-                     SERVED.c.open_book.is_(False)]
+                     SERVED.c.open_book.is_(False), SERVED.c.practice.is_(False)]
         if lesson is not None:
             condition.append(SERVED.c.lesson == lesson)
         found: str | None = self.connection.scalar(

@@ -223,13 +223,16 @@ def grade_answer(bank: Teaching, snapshot: AnswerSnapshot, answer: Any) -> Grade
 
 def closed_book_of(snapshot: AnswerSnapshot, graded: Graded, now: datetime) -> bool:
     """Tell whether the answer counts as closed-book: served closed-book, and not practice
-    right after its question's answer was revealed."""
+    (a variant served as practice, or an answer right after its question's reveal)."""
     return not snapshot.open_book and not practice_of(snapshot, graded, now)
 
 
 def practice_of(snapshot: AnswerSnapshot, graded: Graded, now: datetime) -> bool:
-    """Tell whether a graded answer comes too soon after a wrong answer's reveal to count."""
-    return graded.grade is not None and practice_after_reveal(snapshot.last_wrong_reveal, now)
+    """Tell whether a graded answer is practice, not evidence: its variant was served as
+    practice (a new variant tried after a reveal), or it comes too soon after a wrong
+    answer's reveal to count."""
+    return graded.grade is not None and (
+        snapshot.practice or practice_after_reveal(snapshot.last_wrong_reveal, now))
 
 
 def run_needed(snapshot: AnswerSnapshot, graded: Graded, now: datetime) -> bool:

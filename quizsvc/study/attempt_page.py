@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from quizsvc.bank.catalog import ModelStep
-from quizsvc.study import answering, reviews
+from quizsvc.study import answering, reviews, variants
 from quizsvc.study.answering import AttemptView
 from quizsvc.study.context import Context
 from quizsvc.study.serving import ServedQuestion
@@ -26,6 +26,8 @@ class AttemptPage:
     question: ServedQuestion | None
     intervals: dict[str, timedelta]
     model_step: ModelStep | None
+    can_try_variant: bool = False  # a new variant may follow (``study.variants``)
+    tried_variant: bool = False  # this attempt answered a new variant, served as practice
 
 
 def attempt_page(ctx: Context, attempt_id: int, lang: str) -> AttemptPage:
@@ -35,9 +37,13 @@ def attempt_page(ctx: Context, attempt_id: int, lang: str) -> AttemptPage:
         attempt = answering.owned_attempt(ctx, attempt_id)
         result = answering.stored_view(ctx, attempt)
         intervals = reviews.intervals_of(ctx, attempt) if result.rating_choices else {}
+        tried = attempt.practice and ctx.uow.sessions.practice_variant(
+            ctx.learner_id, attempt.variant_id) is not None
     matched = result.reveal is not None and result.reveal.wrong_model is not None
     return AttemptPage(
         result=result,
         question=answering.question_of(ctx, attempt),
         intervals=intervals,
-        model_step=answering.model_step_of(ctx, attempt, lang) if matched else None)
+        model_step=answering.model_step_of(ctx, attempt, lang) if matched else None,
+        can_try_variant=variants.can_try(attempt) and attempt.question_id in ctx.index.questions,
+        tried_variant=tried)

@@ -3,9 +3,10 @@
 Every item of a lesson, in the bank's teaching order, with what this learner has of it: new
 or due (and when), the interval its card was last given, mastery (graded questions only:
 flashcards and free text are rated, never mastered), the latest answers, and the hold on it.
-The search matches every word of the query against the question's id, its zh and en title,
-its tags, its rules (id and title), its section and kind; ``is:new``, ``is:due``,
-``is:suspended`` and ``is:buried`` filter by state. Pages hold ``PAGE_SIZE`` items.
+The search matches every word of the query against the question's id, its zh and en title
+(and a flashcard's front), its tags, its rules (id and title), its section and kind;
+``is:new``, ``is:due``, ``is:suspended`` and ``is:buried`` filter by state. Pages hold
+``PAGE_SIZE`` items.
 
 An item's history lists its attempts with their dates, results and ratings: what each
 attempt's own page shows at once, never an answer or anything else not yet revealed.
@@ -17,8 +18,9 @@ import math
 from dataclasses import dataclass
 from datetime import datetime
 
+from quizsvc.bank.errors import BankError
 from quizsvc.bank.kinds import GRADED
-from quizsvc.bank.model import Lesson, Question, Text
+from quizsvc.bank.model import Lesson, Question, QuestionKind, Text
 from quizsvc.review.ratings import ReviewRating
 from quizsvc.store.holds import Hold
 from quizsvc.store.items import LAST_ANSWERS, AnswerRow, CardRow
@@ -123,9 +125,12 @@ def item_state(lesson: Lesson, q: Question, card: CardRow | None, hold: Hold,
                      tuple(answer_entry(row) for row in answers))
 
 
-def haystack(lesson: Lesson, q: Question) -> str:
-    """Return the text a search looks in for ``q``, folded to lower case."""
+def haystack(lesson: Lesson, q: Question, front: Text | None = None) -> str:
+    """Return the text a search looks in for ``q`` (and a flashcard's ``front``), folded to
+    lower case."""
     words = [q.id, q.title.zh, q.title.en, str(q.kind), q.section, *q.tags, *q.rules]
+    if front is not None:
+        words += [front.zh, front.en]
     for rule_id in q.rules:
         rule = lesson.rule(rule_id)
         if rule is not None:
@@ -134,6 +139,17 @@ def haystack(lesson: Lesson, q: Question) -> str:
         if section.id == q.section:
             words += [section.title.zh, section.title.en]
     return "\n".join(words).casefold()
+
+
+def front_of(ctx: Context, q: Question) -> Text | None:
+    """Return a flashcard's front (the same at every seed, shown before any reveal); None for
+    other kinds, whose prompts vary with the seed, and never a back."""
+    if q.kind != QuestionKind.FLASHCARD:
+        return None
+    try:
+        return ctx.bank.variant(q.id, 0).prompt
+    except BankError:  # a flashcard the bank cannot build is still found by its title
+        return None
 
 
 def matches(query: str, text: str, status: str) -> bool:
@@ -167,7 +183,7 @@ def browse(ctx: Context, lesson_id: str, query: str = "", page: int = 1) -> Item
     for q in questions:
         state = item_state(lesson, q, cards.get(q.id), holds.get(q.id, Hold(q.id, False, None)),
                            mastered.get(q.id, False), answers.get(q.id, []), ctx.now)
-        if matches(query, haystack(lesson, q), state.status):
+        if matches(query, haystack(lesson, q, front_of(ctx, q)), state.status):
             found.append(state)
     pages = max(1, math.ceil(len(found) / PAGE_SIZE))
     page = min(max(page, 1), pages)

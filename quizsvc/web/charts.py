@@ -37,6 +37,7 @@ TICK_FONT = 11
 VALUE_FONT = 10
 MAX_TICK_LABELS = 5  # x labels drawn at most (every k-th), so they never overlap
 LABELLED_BAND = 16   # bands narrower than this (viewBox units) write only the peak's value
+LEGEND_ROW = 16      # the line above a plot that names its reference line
 
 Format = Callable[[float], str]
 
@@ -248,16 +249,20 @@ def line_chart(chart_id: str, title: str, labels: Sequence[str],
     if y_range is None:
         top_value = max([*known, reference if reference is not None else 0.0, 0.0])
         y_range = (0.0, nice_ceiling(top_value))
-    axes = Axes(*y_range)
+    # With a reference, the top margin grows by a legend line that names it (dashed sample,
+    # words): inside the plot its words would collide with the points' values.
+    axes = Axes(*y_range, top=TOP + LEGEND_ROW if reference is not None else TOP)
     body = _axes(axes, list(ticks if ticks is not None else labels), x_label, y_label, fmt)
     count = len(values)
     if reference is not None:
-        y = axes.y(reference)
+        y, key = axes.y(reference), LEGEND_ROW - 6
+        dashed = 'stroke="currentColor" stroke-width="1.5" stroke-dasharray="6 4"'
         body.append(f'<g class="reference"><line x1="{_num(axes.left)}" y1="{_num(y)}" '
-                    f'x2="{_num(axes.right)}" y2="{_num(y)}" stroke="currentColor" '
-                    f'stroke-width="1.5" stroke-dasharray="6 4" data-value="{reference}"/>'
-                    + _text(axes.right - 2, y - 4, f"{reference_label} {fmt(reference)}".strip(),
-                            "reference-label", anchor="end") + "</g>")
+                    f'x2="{_num(axes.right)}" y2="{_num(y)}" {dashed} data-value="{reference}"/>'
+                    f'<line x1="{_num(axes.left)}" y1="{key}" x2="{_num(axes.left + 20)}" '
+                    f'y2="{key}" {dashed}/>'
+                    + _text(axes.left + 24, key + 4, f"{reference_label} {fmt(reference)}".strip(),
+                            "reference-label", anchor="start") + "</g>")
     runs: list[list[tuple[float, float]]] = [[]]
     marks = ['<g class="points">']
     size = _value_font(count)

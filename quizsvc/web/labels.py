@@ -27,6 +27,12 @@ NAV: tuple[tuple[str, LazyString], ...] = (
     ('web.link', _l('Link another browser')),
 )
 
+# Pages reached from a navigation entry that the entry names as the current place.
+NAV_PLACE: dict[str, str] = {
+    'web.browse_lesson': 'web.browse_home',
+    'web.browse_item': 'web.browse_home',
+}
+
 # The three kinds of session (quizsvc.study.sessions.MODES) and their start pages' intros.
 MODES: dict[str, LazyString] = {
     'quiz': _l('Closed-book quiz'),

@@ -151,6 +151,8 @@ def test_the_browser_lists_every_item_with_its_state(browser: Any, study: Any,
     ("fake", ["budget-split", "running-first", "computed-card", "why-rollback"]),  # a tag
     ("预算", ["budget-split", "running-first"]),  # a section's zh title
     ("flashcard", ["computed-card"]),  # a kind
+    ("what is num_computed_tokens", ["computed-card"]),  # a flashcard's front
+    ("scheduling ledger", []),  # never a flashcard's back
     ("is:suspended", ["why-rollback"]),
     ("is:new spec", ["computed-card"]),
     ("nothing-like-this", []),
@@ -215,14 +217,21 @@ def test_the_openapi_document_describes_the_browser(client: Any) -> None:
     paths = client.get("/api/openapi.json").json["paths"]
     assert "get" in paths["/api/lessons/{lesson_id}/items"]
     assert "get" in paths["/api/items/{question_id}/history"]
-    assert "put" in paths["/api/items/{question_id}/suspension"]
-    assert "put" in paths["/api/items/{question_id}/bury"]
+    for path in ("/api/items/{question_id}/suspension", "/api/items/{question_id}/bury"):
+        assert paths[path]["put"]["security"] == [{"csrf": []}]
+        assert "422" in paths[path]["put"]["responses"]
 
 
-def test_suspension_leaves_the_schedule_alone(browser: Any, study: Any, db: Any) -> None:
+def test_holds_leave_the_schedule_and_mastery_alone(browser: Any, study: Any, db: Any) -> None:
     answer_all(study, study.start(LESSON_ID, mode="quiz", size=1))
-    due = item(browser, "budget-split")["due"]
+    before = item(browser, "budget-split")
+    records = browser.get("/api/mastery").json
     suspend(browser, "budget-split")
+    bury(browser, "budget-split")
+    assert browser.get("/api/mastery").json == records
     suspend(browser, "budget-split", False)
-    assert item(browser, "budget-split")["due"] == due
+    bury(browser, "budget-split", False)
+    after = item(browser, "budget-split")
+    assert (after["due"], after["interval_days"], after["mastered"]) == (
+        before["due"], before["interval_days"], before["mastered"])
     assert db.query(SessionItem).count() == 1

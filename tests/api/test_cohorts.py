@@ -305,3 +305,16 @@ def test_a_learner_who_only_joined_a_cohort_is_not_pruned_as_empty(author, learn
         pruned = uow.learners.delete_empty_learners(clock() + timedelta(days=1))
     assert pruned == 1  # the idle one
     assert [r["display_name"] for r in report(author, cohort).json["learners"]] == ["Quiet"]
+
+
+def test_the_instructor_counts_only_closed_book_answers(author, learner):
+    cohort = make_cohort(author)
+    browser, study = learner()
+    session = study.start(LESSON_ID, mode="quiz", size=1)
+    variant_id = study.next(session["id"])["question"]["variant_id"]
+    assert browser.post(f"/api/lessons/{LESSON_ID}/open-book").json["opened_book"] == 1
+    assert study.answer(variant_id, study.right_answer(variant_id)).status_code == 201
+    join(browser, cohort, "Open")
+    row = report(author, cohort).json["learners"][0]
+    assert (row["answers"], row["correct"], row["mastered"]) == (0, 0, 0)
+    assert row["last_activity"] is not None  # studied, but not closed-book

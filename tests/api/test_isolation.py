@@ -291,6 +291,43 @@ def erase_oneself(mallory, a):
     status(200)(mallory.delete("/api/me?confirm=erase"))
 
 
+@attack("GET", "/api/lessons/<string:lesson_id>/items")
+def browse_alices_items(mallory, a):
+    """Mallory's card browser shows her own states: Alice's answers leave every item new."""
+    listed = mallory.get(f"/api/lessons/{LESSON_ID}/items").json["items"]
+    assert {entry["status"] for entry in listed} == {"new"}
+    assert all(not entry["last_answers"] for entry in listed)
+
+
+@attack("GET", "/api/items/<string:question_id>/history")
+def read_alices_history(mallory, a):
+    for entry in mallory.get(f"/api/lessons/{LESSON_ID}/items").json["items"]:
+        history = mallory.get(f"/api/items/{entry['question_id']}/history").json
+        assert history["attempts"] == []
+
+
+@attack("PUT", "/api/items/<string:question_id>/suspension")
+def suspend_for_alice(mallory, a):
+    """A hold is the holder's own: Mallory's suspension never keeps an item from Alice."""
+    status(200)(mallory.put("/api/items/budget-split/suspension", json={"suspended": True}))
+
+
+@attack("PUT", "/api/items/<string:question_id>/bury")
+def bury_for_alice(mallory, a):
+    status(200)(mallory.put("/api/items/budget-split/bury", json={"buried": True}))
+
+
+@attack("POST", "/api/reports")
+def report_on_alices_variant(mallory, a):
+    status(404)(mallory.post("/api/reports", json={
+        "variant_id": a.open_variant_id, "reason": "wrong_answer", "text": "x"}))
+
+
+@attack("GET", "/api/author/reports")
+def read_reports_without_token(mallory, a):
+    status(404)(mallory.get("/api/author/reports"))  # author views off: no token works
+
+
 @attack("GET", "/api/openapi.json")
 def read_spec(mallory, a):
     status(200)(mallory.get("/api/openapi.json"))

@@ -236,6 +236,84 @@ def simulator(mallory, a):
     status(mallory.get("/simulator"), 200)
 
 
+@attack("GET", "/join/<code>")
+def open_a_join_page_with_alices_link_code(mallory, a):
+    status(mallory.get(f"/join/{a.code}"), 404)
+
+
+@attack("POST", "/join/<code>")
+def join_with_alices_link_code(mallory, a):
+    status(mallory.post(f"/join/{a.code}", display_name="Mallory"), 404)
+
+
+@attack("GET", "/cohorts/mine")
+def list_cohorts(mallory, a):
+    assert SECTION_NOTE not in status(mallory.get("/cohorts/mine"), 200)
+
+
+@attack("POST", "/cohorts/mine/<int:cohort_id>/leave")
+def leave_a_cohort_mallory_is_not_in(mallory, a):
+    status(mallory.post("/cohorts/mine/1/leave"), 404)
+
+
+@attack("GET", "/cohorts/<int:cohort_id>/<token>")
+def read_a_cohort_with_a_guessed_token(mallory, a):
+    status(mallory.get(f"/cohorts/1/{a.code}"), 404)
+
+
+@attack("GET", "/cohorts/<int:cohort_id>/<token>/gradebook.csv")
+def download_a_gradebook_with_a_guessed_token(mallory, a):
+    status(mallory.get(f"/cohorts/1/{a.code}/gradebook.csv"), 404)
+
+
+@attack("GET", "/erase")
+def read_the_erase_page(mallory, a):
+    assert SECTION_NOTE not in status(mallory.get("/erase"), 200)
+
+
+@attack("POST", "/erase")
+def erase_mallory_only(mallory, a):
+    status(mallory.post("/erase"), 422)
+    status(mallory.post("/erase", confirm="erase"), 303)
+
+
+@attack("GET", "/erase/done")
+def read_the_erased_page(mallory, a):
+    status(mallory.get("/erase/done"), 200)
+
+
+HELD = "anchor-computed-falls"  # any item of the lesson
+
+
+@attack("GET", "/browse")
+def open_the_card_browser(mallory, a):
+    status(mallory.get("/browse"), 303)
+
+
+@attack("GET", "/lessons/<lesson_id>/browse")
+def browse_while_alice_has_answered(mallory, a):
+    html = status(mallory.get(f"/lessons/{LESSON}/browse"), 200)
+    assert SECTION_NOTE not in html and a.open_variant not in html
+
+
+@attack("GET", "/lessons/<lesson_id>/browse/<question_id>")
+def read_an_items_history(mallory, a):
+    html = status(mallory.get(f"/lessons/{LESSON}/browse/{HELD}"), 200)
+    assert a.open_variant not in html and f"/attempts/{a.attempt_id}" not in html
+
+
+@attack("POST", "/lessons/<lesson_id>/browse/<question_id>/hold")
+def suspend_an_item_for_oneself(mallory, a):
+    """A hold is its holder's own: Alice's items stay as they were (the snapshot says)."""
+    status(mallory.post(f"/lessons/{LESSON}/browse/{HELD}/hold", action="suspend"), 303)
+
+
+@attack("POST", "/study/<session_id>/report")
+def report_on_alices_variant(mallory, a):
+    status(mallory.post(f"{a.session_url}/report", variant_id=a.open_variant,
+                        reason="wrong_answer", text="evil"), 404)
+
+
 def page_routes(app: Any) -> set[tuple[str, str]]:
     """Return every (method, rule) of the pages (not the API, not static files)."""
     return {(method, rule.rule) for rule in app.url_map.iter_rules()
@@ -272,6 +350,10 @@ STATE_CHANGES = [
     ("/link/code", {}),
     ("/link/redeem", {"code": "{code}"}),
     ("/progress/retention", {"desired_retention": "0.70"}),
+    ("/erase", {"confirm": "erase"}),
+    ("/cohorts/mine/1/leave", {}),
+    ("/lessons/{lesson}/browse/anchor-computed-falls/hold", {"action": "suspend"}),
+    ("{session}/report", {"variant_id": "{variant}", "reason": "wrong_answer", "text": "evil"}),
     ("/api/link-codes", {}),
     ("/api/sessions", {"lesson": LESSON}),
     ("/api/attempts/{attempt}/explanation", {"explanation": "evil"}),

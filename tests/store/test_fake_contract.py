@@ -26,7 +26,7 @@ from quizsvc.store.exports import Exported
 from quizsvc.store.repository import NoTransaction, Stale
 from quizsvc.store.sessions import StoredSession
 from quizsvc.store.unit_of_work import UnitOfWork
-from quizsvc.study import answering, lessons, reviews, serving, sessions
+from quizsvc.study import answering, holds, lessons, reviews, serving, sessions, variants
 from quizsvc.study.linking import digest
 from tests.support.clock import FakeClock
 from tests.support.context import registered_context
@@ -348,6 +348,39 @@ def mistakes_and_dues(uow: Any) -> Transcript:
     return transcript
 
 
+def mastery_changes(uow: Any) -> Transcript:
+    """A question's mastery row is inserted when first mastered, lapsed by a wrong answer and
+    updated when mastered again: each change as the policy decides it, on every store."""
+    ids, clock, bank = Ids(), FakeClock(), FakeBank()
+    ctx = registered_context(uow, bank, clock, token="mastery")
+    transcript: Transcript = []
+    mastered = []
+    for n, right in enumerate([True, True, False, True, True]):
+        ctx = dataclasses.replace(ctx, now=clock())
+        with uow.write():
+            uow.sessions.create_session(StoredSession(f"q{n}", ctx.learner_id, LESSON_ID,
+                                                      "quiz", 1, clock()),
+                                        [("budget-split", "practice")])
+        served = serving.next_question(ctx, f"q{n}").question
+        assert served is not None
+        with uow.read():
+            seed = uow.answers.read_snapshot(served.variant_id).seed
+        variant = bank.variant("budget-split", seed)
+        view = answering.submit(ctx, served.variant_id,
+                                variant.answer if right else wrong_of(variant), f"answer-{n}")
+        if not right:
+            answering.explain_attempt(ctx, view.id, "I split the budget evenly")
+        with uow.read():
+            [outcome] = uow.sessions.session_outcomes(ctx.learner_id, f"q{n}")
+            snapshot = uow.answers.read_snapshot(served.variant_id)
+            transcript += [plain(snapshot.mastery, ids), plain(outcome, ids),
+                           snapshot.right_closed_book_span, snapshot.last_wrong_reveal]
+        mastered.append(outcome.mastered)
+        clock.advance(days=1)
+    assert mastered == [None, True, False, False, True]  # insert, lapse, then update
+    return transcript
+
+
 def settings(uow: Any) -> Transcript:
     """The fit that schedules a card is the most specific scope's newest; retention's default."""
     clock = FakeClock()
@@ -375,15 +408,89 @@ def settings(uow: Any) -> Transcript:
     return transcript
 
 
+def holds_and_dues(uow: Any) -> Transcript:
+    """Suspend and bury through the use case: the session start and the due counts leave the
+    held items out, a burial ends when the next day starts, and an item not served yet
+    leaves the sessions that picked it."""
+    clock, bank = FakeClock(), FakeBank()
+    ctx = registered_context(uow, bank, clock, token="holds")
+    transcript: Transcript = []
+
+    def now() -> Any:
+        return dataclasses.replace(ctx, now=clock())
+
+    def read() -> None:
+        with uow.read():
+            transcript.append(uow.progress.card_dues(ctx.learner_id, LESSON_ID, clock()))
+            transcript.append(uow.progress.card_counts(
+                ctx.learner_id, ["budget-split", "running-first", "why-rollback"], clock()))
+            transcript.append(uow.holds.holds_in(ctx.learner_id, LESSON_ID))
+            transcript.append(uow.holds.hold_of(ctx.learner_id, "why-rollback"))
+
+    first = sessions.start_session(now(), LESSON_ID, "quiz", 2)
+    for _ in range(2):
+        served = serving.next_question(now(), first.id).question
+        assert served is not None
+        answering.submit(now(), served.variant_id, None if served.kind == "flashcard" else
+                         bank.variant(served.question_id, 0).answer, f"h-{served.question_id}")
+    clock.advance(days=200)
+    waiting = sessions.start_session(now(), LESSON_ID, "review", 4)
+    read()
+    transcript.append(dataclasses.asdict(holds.suspend(now(), "budget-split", True)))
+    transcript.append(dataclasses.asdict(holds.bury(now(), "why-rollback", True)))
+    transcript.append(sessions.get_session(now(), waiting.id).total)
+    read()
+    clock.advance(days=1)
+    read()
+    transcript.append(dataclasses.asdict(holds.suspend(now(), "budget-split", False)))
+    read()
+    return transcript
+
+
+def new_variants(uow: Any) -> Transcript:
+    """A new variant of a revealed numeric answer is served as practice, one open at a time,
+    never a closed-book question for the open-book warning; its answer is practice."""
+    ids, clock, bank = Ids(), FakeClock(), FakeBank()
+    ctx = registered_context(uow, bank, clock, token="variants")
+    started = sessions.start_session(ctx, LESSON_ID, "quiz", 1)
+    served = serving.next_question(ctx, started.id).question
+    assert served is not None and served.question_id == "budget-split"
+
+    def right(variant_id: str) -> Any:
+        with uow.read():
+            snapshot = uow.answers.read_snapshot(variant_id)
+        assert snapshot is not None
+        return bank.variant(snapshot.question_id, snapshot.seed).answer
+
+    first = answering.submit(ctx, served.variant_id, right(served.variant_id), "first")
+    transcript: Transcript = []
+    tried = [variants.new_variant(ctx, first.id) for _ in range(3)]
+    with uow.read():
+        transcript.append(uow.sessions.open_variants(ctx.learner_id))
+        transcript.append(uow.sessions.session_of_open_variant(ctx.learner_id))
+        found = [uow.sessions.practice_variant(ctx.learner_id, t.variant_id) for t in tried]
+        transcript.append([None if f is None else (f.question_id, f.attempt_id) for f in found])
+        snapshot = uow.answers.read_snapshot(tried[-1].variant_id)
+        assert snapshot is not None
+        transcript.append(snapshot.practice)
+    practice = answering.submit(ctx, tried[-1].variant_id, right(tried[-1].variant_id),
+                                "practice")
+    transcript.append((practice.practice, practice.closed_book))
+    with uow.read():
+        answered = uow.sessions.practice_variant(ctx.learner_id, tried[-1].variant_id)
+        assert answered is not None
+        transcript.append(ids("attempt", answered.attempt_id))
+        transcript.append(uow.sessions.practice_variant(ctx.learner_id + 1,
+                                                        tried[-1].variant_id))
 def exports(uow: Any) -> Transcript:
     """Exported variants are recorded once each; their contents are read back per question."""
     clock = FakeClock()
     transcript: Transcript = []
     batch = [Exported("running-first", "c1", 7, "b1"), Exported("running-first", "c2", 8, "b1"),
              Exported("budget-split", "c3", 9, "b1")]
-    for variants in (batch, [*batch[:1], Exported("running-first", "c1", 10, "b1")]):
+    for exported in (batch, [*batch[:1], Exported("running-first", "c1", 10, "b1")]):
         with uow.write():
-            transcript.append(uow.exports.record(variants, "moodle", clock()))
+            transcript.append(uow.exports.record(exported, "moodle", clock()))
     with uow.read():
         transcript.append(sorted(uow.exports.exported_contents("running-first")))
         transcript.append(sorted(uow.exports.exported_contents("nothing-exported")))
@@ -393,7 +500,8 @@ def exports(uow: Any) -> Transcript:
 SCENARIOS: dict[str, Callable[[Any], Transcript]] = {
     "shapes": shapes, "sessions and serving": sessions_and_serving, "study flow": study_flow,
     "stale writes": stale_writes, "mistakes and dues": mistakes_and_dues,
-    "settings": settings, "exports": exports}
+    "mastery changes": mastery_changes, "settings": settings,
+    "holds and dues": holds_and_dues, "new variants": new_variants, "exports": exports}
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS.values(), ids=SCENARIOS.keys())

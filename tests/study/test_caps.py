@@ -1,16 +1,23 @@
-"""One learner cannot pile up rows: caps on sessions and link codes, empty learners pruned."""
+"""One learner cannot pile up rows: caps on sessions and link codes, empty learners pruned.
+
+The session cap is the sessions use case's: it runs on the fake unit of work, with one
+end-to-end test on both databases."""
 
 from __future__ import annotations
 
 from datetime import timedelta
 from typing import Any
 
+import pytest
 from sqlalchemy import func, select
 
-from quizsvc.store.models import Browser, Learner, LinkCode, ServedVariant, StudySession
+from quizsvc.errors import NotFound
+from quizsvc.store.models import Browser, Learner, LinkCode
+from quizsvc.study import answering, sessions
 from quizsvc.study.limits import MAX_OPEN_LINK_CODES, MAX_OPEN_SESSIONS
 from tests.support.browsers import ApiBrowser, Study
 from tests.support.fake_bank import LESSON_ID
+from tests.support.fake_study import FakeStudy
 from tests.support.repos import repos
 
 
@@ -19,25 +26,39 @@ def count(db: Any, model: Any, *where: Any) -> int:
     return db.scalar(select(func.count()).select_from(model).where(*where))
 
 
-def test_a_learner_keeps_at_most_so_many_unfinished_sessions(study: Study, db: Any) -> None:
-    first = study.start(LESSON_ID, mode="quiz", size=2)
-    study.next(first["id"])  # serves a variant that is never answered
+def test_a_learner_keeps_at_most_so_many_unfinished_sessions(learner: FakeStudy,
+                                                              clock: Any) -> None:
+    """The oldest go first: each session starts a second after the one before (started at
+    one instant, the order among them would be their random ids')."""
+    first = learner.start(LESSON_ID, mode="quiz", size=2)
+    learner.next(first.id)  # serves a variant that is never answered
     for _ in range(MAX_OPEN_SESSIONS + 5):
-        study.start(LESSON_ID, mode="quiz", size=2)
-    assert count(db, StudySession) == MAX_OPEN_SESSIONS
-    assert count(db, StudySession, StudySession.id == first["id"]) == 0  # the oldest went
-    assert count(db, ServedVariant) == 0  # with the variant served and never answered
-    assert study.browser.get(f"/api/sessions/{first['id']}").status_code == 404
+        clock.advance(seconds=1)
+        learner.start(LESSON_ID, mode="quiz", size=2)
+    ids = [row["id"] for row in learner.rows("study_session")]
+    assert len(ids) == MAX_OPEN_SESSIONS and first.id not in ids  # the oldest went
+    assert learner.rows("served_variant") == []  # with the variant served, never answered
+    with pytest.raises(NotFound):
+        sessions.get_session(learner.ctx, first.id)
 
 
-def test_finished_sessions_and_answers_are_never_dropped(study: Study, db: Any) -> None:
-    done = study.start(LESSON_ID, mode="quiz", size=1)
-    vid = study.next(done["id"])["question"]["variant_id"]
-    attempt = study.answer(vid, study.right_answer(vid)).json
+def test_finished_sessions_and_answers_are_never_dropped(learner: FakeStudy) -> None:
+    done = learner.start(LESSON_ID, mode="quiz", size=1)
+    vid = learner.next(done.id).question.variant_id
+    attempt = learner.answer(vid, learner.right_answer(vid))
     for _ in range(MAX_OPEN_SESSIONS + 2):
+        learner.start(LESSON_ID, mode="quiz", size=2)
+    assert sessions.get_session(learner.ctx, done.id).done is True
+    assert answering.get_attempt(learner.ctx, attempt.id).id == attempt.id
+
+
+def test_the_api_drops_the_oldest_unfinished_session(study: Study, clock: Any) -> None:
+    """End to end on both databases: the session dropped for a new one is gone (404)."""
+    first = study.start(LESSON_ID, mode="quiz", size=2)
+    for _ in range(MAX_OPEN_SESSIONS):
+        clock.advance(seconds=1)
         study.start(LESSON_ID, mode="quiz", size=2)
-    assert study.browser.get(f"/api/sessions/{done['id']}").json["done"] is True
-    assert study.browser.get(f"/api/attempts/{attempt['id']}").status_code == 200
+    assert study.browser.get(f"/api/sessions/{first['id']}").status_code == 404
 
 
 def test_a_learner_holds_at_most_so_many_open_link_codes(browser: ApiBrowser, db: Any) -> None:

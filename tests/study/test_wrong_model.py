@@ -7,6 +7,7 @@ from typing import Any
 
 from tests.support.browsers import ApiBrowser, FormBrowser, Study
 from tests.support.fake_bank import LESSON_ID
+from tests.support.fake_study import FakeStudy
 
 
 def explained(study: Study, browser: ApiBrowser, wrong: Any | None = None) -> dict:
@@ -32,8 +33,12 @@ def test_the_reveal_names_the_wrong_model_and_the_rule_it_breaks(study: Study,
         "taught_at": f"/lessons/{LESSON_ID}#rule-running-first"}
 
 
-def test_a_wrong_answer_matching_no_model_has_none(study: Study, browser: ApiBrowser) -> None:
-    assert explained(study, browser, wrong=[0, 0])["reveal"]["wrong_model"] is None
+def test_a_wrong_answer_matching_no_model_has_none(learner: FakeStudy) -> None:
+    session = learner.start(LESSON_ID, mode="quiz", size=1)
+    vid = learner.next(session.id).question.variant_id
+    attempt = learner.answer(vid, [0, 0])
+    reveal = learner.explain(attempt.id, "I gave nothing to anyone").reveal
+    assert reveal is not None and reveal.misconception is None and reveal.wrong_model is None
 
 
 def test_the_attempt_page_sets_the_numbers_side_by_side(app: Any, study: Study,

@@ -38,6 +38,7 @@ from quizsvc.store.answers import (
     VariantState,
 )
 from quizsvc.store.exports import Exported
+from quizsvc.store.holds import Hold
 from quizsvc.store.learners import BrowserRow
 from quizsvc.store.repository import Stale
 from quizsvc.store.scheduler_settings import settings_of
@@ -45,6 +46,7 @@ from quizsvc.store.sessions import (
     RECENTLY_REVEALED,
     ItemOutcome,
     ItemState,
+    PracticeVariant,
     SessionState,
     StoredSession,
 )
@@ -113,7 +115,8 @@ class FakeAnswers(FakeRepository):
             review_seq=learner["review_seq"], card=card, mastery=record,
             right_closed_book_span=(min(rights), max(rights)) if rights else None,
             last_wrong_reveal=max(reveals) if reveals else None,
-            settings=self.uow.settings.read_settings(learner_id, served["lesson"]))
+            settings=self.uow.settings.read_settings(learner_id, served["lesson"]),
+            practice=bool(served["practice"]))
 
     def read_run(self, learner_id: int, question_id: str) -> list[GradedAttempt]:
         """Read the question's current run: its graded attempts from the latest wrong one on."""
@@ -321,6 +324,24 @@ class FakeSessions(FakeRepository):
             order=lambda row: (row["revealed_at"], row["id"]), reverse=True)
         return tuple(dict.fromkeys(row["content_key"] for row in found[:RECENTLY_REVEALED]))
 
+    def serve_practice(self, variant: dict[str, Any]) -> None:
+        """Store a variant served as practice, outside any session, in place of the
+        learner's practice variant still open."""
+        self.tables.delete("served_variant", lambda row: row["learner_id"]
+                           == variant["learner_id"] and row["practice"] and not row["answered"])
+        self.tables.insert("served_variant", variant | {"practice": True})
+
+    def practice_variant(self, learner_id: int, variant_id: str) -> PracticeVariant | None:
+        """Return one of this learner's practice variants with its attempt, if answered."""
+        t = self.tables
+        served = t.get("served_variant", variant_id)
+        if served is None or served["learner_id"] != learner_id or not served["practice"]:
+            return None
+        attempts = t.select("attempt", lambda row: row["variant_id"] == variant_id)
+        return PracticeVariant(served["id"], served["question_id"], served["seed"],
+                               served["bank_version"], served["served_at"],
+                               attempts[0]["id"] if attempts else None)
+
     def serve_item(self, item_id: int, variant: dict[str, Any]) -> None:
         """Store a served variant and point the item at it; raise ``Stale`` (writing
         nothing) when another request served the item first."""
@@ -369,14 +390,18 @@ class FakeSessions(FakeRepository):
                                   open_book=True)
 
     def open_variants(self, learner_id: int, lesson: str | None = None) -> int:
-        """Count this learner's open closed-book variants (of ``lesson``, or all)."""
-        return len(self.tables.select("served_variant", self.open_condition(learner_id, lesson)))
+        """Count this learner's open closed-book variants (of ``lesson``, or all); a variant
+        served as practice is not closed-book."""
+        condition = self.open_condition(learner_id, lesson)
+        return len(self.tables.select("served_variant",
+                                      lambda row: condition(row) and not row["practice"]))
 
     def session_of_open_variant(self, learner_id: int, lesson: str | None = None
                                 ) -> str | None:
         """Return the session of this learner's latest open closed-book variant."""
         t = self.tables
-        latest = t.select("served_variant", self.open_condition(learner_id, lesson),
+        condition = self.open_condition(learner_id, lesson)
+        latest = t.select("served_variant", lambda row: condition(row) and not row["practice"],
                           order=lambda row: row["served_at"], reverse=True)
         for served in latest:
             items = t.select("session_item", lambda row, v=served["id"]: row["variant_id"] == v)
@@ -384,6 +409,14 @@ class FakeSessions(FakeRepository):
                 session: str = items[0]["session_id"]
                 return session
         return None
+
+    def drop_unserved(self, learner_id: int, question_id: str) -> int:
+        """Delete a question's items not served yet from this learner's sessions."""
+        mine = {row["id"] for row in self.tables.select(
+            "study_session", lambda row: row["learner_id"] == learner_id)}
+        return self.tables.delete("session_item", lambda row: row["session_id"] in mine
+                                  and row["question_id"] == question_id
+                                  and row["variant_id"] is None)
 
     def drop_oldest_unfinished(self, learner_id: int, keep: int) -> int:
         """Delete this learner's oldest unfinished sessions beyond ``keep``, with their
@@ -403,38 +436,70 @@ class FakeSessions(FakeRepository):
         return len(doomed)
 
 
+def held_at(tables: Tables, learner_id: int, now: datetime) -> set[str]:
+    """Return the questions a hold keeps out of this learner's serving and dues at ``now``."""
+    return {row["question_id"] for row in tables.select(
+        "item_hold", lambda row: row["learner_id"] == learner_id and (
+            row["suspended"] or (row["buried_until"] is not None
+                                 and row["buried_until"] > now)))}
+
+
 class FakeProgress(FakeRepository):
     """The part of ``quizsvc.store.progress.ProgressRepository`` that starting sessions reads."""
 
-    def holds_in_force(self, learner_id: int, now: datetime) -> dict[str, Row]:
-        """Return the learner's holds that keep an item out at ``now``, by question."""
-        return {row["question_id"]: row for row in self.tables.select(
-            "item_hold", lambda row: row["learner_id"] == learner_id and (
-                row["suspended"] or (row["buried_until"] is not None
-                                     and row["buried_until"] > now)))}
-
     def card_dues(self, learner_id: int, lesson: str, now: datetime
                   ) -> list[tuple[str, datetime | None]]:
-        """Return (question id, due) of a learner's cards of one lesson no hold keeps out,
-        soonest due first, then (question id, None) for each item held at ``now``."""
-        held = self.holds_in_force(learner_id, now)
+        """Return (question id, due) of a learner's cards of one lesson, soonest due first,
+        then (question id, None) for each item a hold keeps out at ``now``, by question id."""
+        held = held_at(self.tables, learner_id, now)
         cards = [(row["question_id"], row["due"]) for row in self.tables.select(
-            "review_card", lambda row: row["learner_id"] == learner_id and row["lesson"] == lesson
-            and row["question_id"] not in held, order=lambda row: (row["due"], row["id"]))]
-        return cards + [(question_id, None) for question_id, row in held.items()
-                        if row["lesson"] == lesson]
+            "review_card", lambda row: row["learner_id"] == learner_id
+            and row["lesson"] == lesson and row["question_id"] not in held,
+            order=lambda row: (row["due"], row["id"]))]
+        holds = self.tables.select(
+            "item_hold", lambda row: row["learner_id"] == learner_id and row["lesson"] == lesson
+            and row["question_id"] in held, order=lambda row: row["question_id"])
+        return [*cards, *((row["question_id"], None) for row in holds)]
 
     def card_counts(self, learner_id: int, question_ids: Sequence[str], now: datetime
                     ) -> tuple[int, int, int]:
-        """Count a learner's cards among ``question_ids``, how many are due and not held, and
-        the held items among them that have no card yet."""
-        held = self.holds_in_force(learner_id, now)
+        """Count a learner's cards among ``question_ids``, how many of them are due and no
+        hold keeps out, and the held items among them that have no card yet."""
+        held = held_at(self.tables, learner_id, now)
         cards = self.tables.select("review_card", lambda row: row["learner_id"] == learner_id
                                    and row["question_id"] in question_ids)
-        with_card = {row["question_id"] for row in cards}
+        with_cards = {row["question_id"] for row in cards}
         return (len(cards),
                 sum(row["due"] <= now and row["question_id"] not in held for row in cards),
-                sum(q in question_ids and q not in with_card for q in held))
+                len({qid for qid in held if qid in question_ids and qid not in with_cards}))
+
+
+class FakeHolds(FakeRepository):
+    """``quizsvc.store.holds.HoldRepository`` in memory."""
+
+    def holds_in(self, learner_id: int, lesson: str) -> dict[str, Hold]:
+        """Return a learner's holds on one lesson's items, by question."""
+        return {row["question_id"]: Hold(row["question_id"], bool(row["suspended"]),
+                                         row["buried_until"])
+                for row in self.tables.select("item_hold", lambda row: row["learner_id"] ==
+                                              learner_id and row["lesson"] == lesson)}
+
+    def hold_of(self, learner_id: int, question_id: str) -> Hold:
+        """Return a learner's hold on one item (none: not suspended, not buried)."""
+        found = self.tables.select("item_hold", of_question(learner_id, question_id))
+        if not found:
+            return Hold(question_id, False, None)
+        return Hold(question_id, bool(found[0]["suspended"]), found[0]["buried_until"])
+
+    def put(self, learner_id: int, lesson: str, hold: Hold, now: datetime) -> None:
+        """Store a learner's hold on an item."""
+        values = {"suspended": hold.suspended, "buried_until": hold.buried_until,
+                  "updated_at": now}
+        if not self.tables.update("item_hold", of_question(learner_id, hold.question_id),
+                                  **values):
+            self.tables.insert("item_hold", {"learner_id": learner_id,
+                                             "question_id": hold.question_id,
+                                             "lesson": lesson, **values})
 
 
 class FakeSettings(FakeRepository):

@@ -29,6 +29,7 @@ from quizsvc.store.repository import NoTransaction
 from tests.support.fake_repositories import (
     FakeAnswers,
     FakeExports,
+    FakeHolds,
     FakeLearners,
     FakeProgress,
     FakeSessions,
@@ -53,6 +54,7 @@ class FakeUnitOfWork:
         self.progress = FakeProgress(self)
         self.settings = FakeSettings(self)
         self.learners = FakeLearners(self)
+        self.holds = FakeHolds(self)
         self.exports = FakeExports(self)
 
     def fresh(self) -> FakeUnitOfWork:

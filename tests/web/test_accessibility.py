@@ -4,13 +4,14 @@ is also kept as a screenshot (``test-output/screenshots/a11y-<lang>-<viewport>-<
 
 The walk is one learner's first session: home, the lesson (on a phone also with its contents
 unfolded) and its reference pages, a quiz (a refused answer, a wrong answer at the explanation
-gate, a refused diagnosis, the reveal with its graded diagnosis, a right answer with its
-ratings, the summary), the lesson while a question is open (the open-book gate), flashcards,
-the simulator (and its error state), progress (and its charts' tables), linking, the Anki page
-and an unknown URL; a report of a problem sent from the reveal, and the card browser (the list,
-a suspension, a search, an item's history, a search that finds nothing); the author's sign-in
-and item analysis (its variants unfolded); then joining a cohort (refused, joined), the
-cohort's instructor page and its item analysis, and erasing (asked, erased).
+gate, a refused diagnosis, the reveal with its graded diagnosis, a new variant tried after it
+and its result, a right answer with its ratings, the summary), the lesson while a question is
+open (the open-book gate), flashcards, the simulator (and its error state), progress (and its
+charts' tables), linking, the Anki page and an unknown URL; a report of a problem sent from
+the reveal, and the card browser (the list, a suspension, a search, an item's history, a
+search that finds nothing); the author's sign-in and item analysis (its variants unfolded);
+then joining a cohort (refused, joined), the cohort's instructor page and its item analysis,
+and erasing (asked, erased). A second walk takes representative pages in the dark colour scheme.
 """
 
 from __future__ import annotations
@@ -159,6 +160,14 @@ def test_every_page_and_state_passes_axe(walk: Walk, live_server: LiveServer) ->
     page.locator("#report-text").fill("Which request goes first here?")
     step(page, lambda: page.locator("#report-form button").click())
     checker.check("report-sent")
+    if page.locator("#new-variant").count():  # a numeric question: try a new variant
+        reveal_url = page.url
+        step(page, lambda: page.locator("#new-variant").click())
+        checker.check("new-variant")
+        steps.type_answer(page, live_server, right=True)
+        step(page, lambda: page.locator("#submit-answer").click())
+        checker.check("new-variant-result")
+        page.goto(reveal_url)
     step(page, lambda: page.locator("#next-link").click())
     steps.type_answer(page, live_server, right=True)
     step(page, lambda: page.locator("#submit-answer").click())

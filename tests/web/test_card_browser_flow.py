@@ -131,3 +131,14 @@ def test_a_problem_is_reported_from_a_question_without_scripts(
     expect(page.locator("#report-done")).to_be_visible()
     expect(page.locator("#answer-form")).to_be_visible()  # the question is still there
     shot(page, "report-sent-question")
+
+
+def test_the_report_form_fits_320_px(narrow_nojs: tuple[Any, str],
+                                     shot: Callable[[Any, str], Path]) -> None:
+    page, lang = narrow_nojs
+    steps.start(page, "/quiz", size=1)
+    page.locator("#report summary").click()
+    for part in ("#report summary", "#report-reason", "#report-text", "#report-form button"):
+        box = page.locator(part).bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 320, part
+    shot(page, f"report-form-{lang}-320")

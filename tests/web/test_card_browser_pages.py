@@ -35,6 +35,11 @@ def test_the_nav_and_browse_lead_to_the_lessons_browser(pages: FormBrowser) -> N
     assert response.status_code == 303 and response.location.endswith(BROWSE)
 
 
+def test_the_nav_marks_browse_as_the_current_place(pages: FormBrowser) -> None:
+    for path in (BROWSE, f"{BROWSE}/budget-split"):
+        assert '<a href="/browse" aria-current="page">' in text(pages.get(path))
+
+
 def test_the_browser_lists_every_item_and_searches_by_get(pages: FormBrowser) -> None:
     response = pages.get(BROWSE + "?lang=en")
     page = text(response)
@@ -54,7 +59,7 @@ def test_suspend_from_the_list_comes_back_with_the_search_and_a_confirmation(
     response = pages.post(f"{BROWSE}/budget-split/hold", action="suspend", q="budget", page="1")
     assert response.status_code == 303
     assert "q=budget" in response.location and "done=suspend" in response.location
-    page = text(pages.get(response.location + "&lang=en"))
+    page = text(pages.get(response.location.split("#")[0] + "&lang=en"))
     assert 'id="hold-done"' in page and "Unsuspend" in page
     assert rows(text(pages.get(BROWSE + "?q=is:suspended"))) == ["budget-split"]
     assert "0 due, 1 new" in text(pages.get("/quiz?lang=en"))  # of two graded questions
@@ -111,3 +116,21 @@ def test_a_report_with_a_bad_reason_is_a_422_page(pages: FormBrowser) -> None:
     session_id = session_url.rstrip("/").rsplit("/", 1)[-1]
     assert pages.post(f"/study/{session_id}/report", variant_id=variant,
                       reason="spam").status_code == 422
+
+
+def test_reports_from_the_pages_are_rate_limited(app_config: dict, connection: Any) -> None:
+    """The page's form and ``POST /api/reports`` count against one limit per browser."""
+    from quizsvc import create_app
+    app = create_app({**app_config, "REPORT_RATE_LIMIT": "1/minute"})
+    app.extensions["quizsvc.db"].bind_to_connection(connection)
+    pages = FormBrowser(app)
+    session_url = start_quiz(pages)
+    page = text(pages.get(session_url))
+    variant = re.search(r'name="variant_id" value="([^"]+)"', page).group(1)
+    session_id = session_url.rstrip("/").rsplit("/", 1)[-1]
+    first = pages.post(f"/study/{session_id}/report", variant_id=variant, reason="other")
+    second = pages.post(f"/study/{session_id}/report", variant_id=variant, reason="other")
+    assert (first.status_code, second.status_code) == (303, 429)
+    api = pages.client.post("/api/reports", json={"variant_id": variant, "reason": "other"},
+                            headers={"X-CSRF-Token": pages.csrf})
+    assert api.status_code == 429

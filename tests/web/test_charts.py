@@ -103,7 +103,7 @@ def test_a_line_follows_its_points_breaks_at_gaps_and_draws_the_reference() -> N
     points = find(root, "circle", "point")
     assert [p.get("data-value") for p in points] == ["50%", "100%", "75%"]
     ys = [float(p.get("cy") or 0) for p in points]
-    top, bottom = charts.TOP, charts.HEIGHT - charts.BOTTOM
+    top, bottom = charts.TOP + charts.LEGEND_ROW, charts.HEIGHT - charts.BOTTOM  # a legend row
     assert ys[1] == pytest.approx(top) and ys[0] == pytest.approx((top + bottom) / 2)
     path = find(root, "path", "line")[0].get("d") or ""
     assert path.count("M") == 1 and path.count("L") == 1  # w1 stands alone: the gap breaks it

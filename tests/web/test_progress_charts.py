@@ -89,3 +89,4 @@ def test_the_forecast_chart_counts_what_falls_due(study: Study, api: ApiBrowser)
     assert [b.get("data-value") for b in svg.iter(SVG + "rect")] == ["1"]
     assert table_rows(page, "due-forecast")[0][1] == "1"
     assert len(table_rows(page, "due-forecast")) == 30
+

@@ -7,7 +7,7 @@ from typing import Any
 from flask.views import MethodView
 
 from quizsvc.api.blueprint import ApiBlueprint
-from quizsvc.api.schemas import AttemptSchema
+from quizsvc.api.schemas import AttemptSchema, ServedQuestionSchema
 from quizsvc.http.arguments import (
     AttemptCreateSchema,
     ExplanationSchema,
@@ -16,7 +16,7 @@ from quizsvc.http.arguments import (
 )
 from quizsvc.http.context import current_context
 from quizsvc.http.metrics import answer_graded
-from quizsvc.study import answering, reviews
+from quizsvc.study import answering, reviews, variants
 
 blp = ApiBlueprint("attempts", __name__, url_prefix="/api/attempts",
                    description="Graded answers, explanations and review ratings")
@@ -78,3 +78,20 @@ class Rating(MethodView):
         """Undo the learner's rating: a right answer goes back to Good, a card's review is
         taken back (the card as it was before); the ratings are offered again."""
         return reviews.undo_rating(current_context(), attempt_id)
+
+
+@blp.route("/<int:attempt_id>/new-variant")
+class NewVariant(MethodView):
+    """A fresh variant of an answered numeric question, served as practice."""
+
+    @blp.response(201, ServedQuestionSchema)
+    @blp.alt_response(409, description="before the reveal (reason not_revealed), or a kind "
+                      "without other numbers to ask (reason no_variants)")
+    def post(self, attempt_id: int) -> Any:
+        """Serve a new variant of the attempt's question, as practice (after its reveal).
+
+        Answer it with ``POST /api/attempts`` like any variant: it is graded as usual, but
+        its attempt is ``practice: true, closed_book: false`` and never mastery evidence. A
+        learner has one practice variant open at a time: asking again replaces it.
+        """
+        return variants.new_variant(current_context(), attempt_id)

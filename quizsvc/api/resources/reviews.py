@@ -11,11 +11,12 @@ from quizsvc.api.schemas import (
     DueReportSchema,
     MasteryRecordSchema,
     ProgressSchema,
+    ReviewStatisticsSchema,
     SectionReportSchema,
 )
 from quizsvc.http.arguments import DueQuerySchema, LessonQuerySchema
 from quizsvc.http.context import current_context
-from quizsvc.study import progress
+from quizsvc.study import progress, statistics
 
 blp = ApiBlueprint("reviews", __name__, url_prefix="/api",
                    description="Due reviews, mastery and progress")
@@ -64,3 +65,14 @@ class SectionProgress(MethodView):
         """Report mastery and closed-book accuracy per section, the questions answered wrong
         most often with where their rules are taught, and accuracy day by day (30 days)."""
         return progress.section_report(current_context(), query.get("lesson"))
+
+
+@blp.route("/progress/statistics")
+class Statistics(MethodView):
+    """The review statistics the progress page draws."""
+
+    @blp.response(200, ReviewStatisticsSchema)
+    def get(self) -> Any:
+        """Count reviews per UTC day (30 days) and retention per week (8 weeks: reviews of
+        learned cards not rated Again), with the learner's desired retention."""
+        return statistics.review_statistics(current_context())

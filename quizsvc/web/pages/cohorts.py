@@ -77,8 +77,8 @@ def leave_cohort(cohort_id: int) -> BaseResponse:
 def instructor_page(cohort_id: int, token: str) -> Response:
     """Show the instructor their cohort: per learner mastery and accuracy per section, due
     load, last activity; shared explanations; self-assessments only pooled."""
-    report = cohorts.cohort_report(current_context(), cohort_id, token)
     ctx = current_context()
+    report = cohorts.cohort_report(ctx, cohort_id, token)
     lesson = ctx.index.lessons.get(report.lesson)
     return private(render_template("instructor.html", report=report, token=token,
                                    lesson_title=lesson.title if lesson else None))

@@ -9,6 +9,7 @@ its own, so reload and Back are safe.
 from __future__ import annotations
 
 import secrets
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
@@ -27,7 +28,7 @@ from quizsvc.http.arguments import (
 from quizsvc.http.context import current_context
 from quizsvc.http.language import current_lang, interval_text
 from quizsvc.http.metrics import answer_graded
-from quizsvc.study import answering, reviews, serving, sessions
+from quizsvc.study import answering, reviews, serving, sessions, variants
 from quizsvc.study import attempt_page as attempt_pages
 from quizsvc.study import lessons as reading
 from quizsvc.web.forms import answer_from_form
@@ -90,11 +91,18 @@ def start_session() -> BaseResponse:
 
 
 def question_page(item: Any, values: dict[str, Any] | None = None,
-                  error: AnswerProblem | None = None, status: int = 200) -> tuple[str, int]:
-    """Render the closed-book question page: prompt and inputs, never the answer."""
+                  error: AnswerProblem | None = None, status: int = 200,
+                  answer_url: str | None = None) -> tuple[str, int]:
+    """Render the closed-book question page: prompt and inputs, never the answer.
+
+    ``answer_url`` is where the form posts (default: the session's next question's answer);
+    a practice variant (``item.practice``) posts to its own.
+    """
     notice = request.args.get("notice")
     return render_template(
         "question.html", item=item, served=item.question, session=item.session,
+        practice=getattr(item, "practice", False),
+        answer_url=answer_url or url_for("web.answer", session_id=item.session.id),
         rated=rated_attempt(request.args.get("rated", "")),
         values=values or {}, error=error, idempotency_key=secrets.token_urlsafe(18),
         notice=notice if notice in NOTICES else None,
@@ -131,18 +139,73 @@ def answer(session_id: str) -> BaseResponse | tuple[str, int]:
             return see_other("web.attempt", session_id=session_id, attempt_id=answered)
         # A stale tab: the question was answered elsewhere. Say so over the next one.
         return see_other("web.session", session_id=session_id, notice="answered_elsewhere")
+    return graded_form(item, form["idempotency_key"])
+
+
+def graded_form(item: Any, idempotency_key: str, answer_url: str | None = None
+                ) -> BaseResponse | tuple[str, int]:
+    """Grade the answer posted for ``item``'s question and go to its result; an answer that
+    cannot be read re-shows the form (422), posting again to ``answer_url``."""
     served = item.question
     values = request.form.to_dict(flat=False)
     try:
         given = answer_from_form(served.kind, served.input, values)
-        result = answering.submit(ctx, form["variant_id"], given, form["idempotency_key"])
+        result = answering.submit(current_context(), served.variant_id, given,
+                                  idempotency_key)
         if result.graded and not result.replayed:
             answer_graded(bool(result.correct))
     except Invalid as error:
         problem = answer_problem(served, error.field, error.template, error.reason,
                                  error.params, current_lang())
-        return question_page(item, values, problem, 422)
-    return see_other("web.attempt", session_id=session_id, attempt_id=result.id)
+        return question_page(item, values, problem, 422, answer_url)
+    return see_other("web.attempt", session_id=item.session.id, attempt_id=result.id)
+
+
+@dataclass(frozen=True)
+class PracticeItem:
+    """A practice variant as the question page shows it, in the session it was tried from."""
+
+    session: sessions.SessionView
+    question: serving.ServedQuestion
+    position: None = None
+    practice: bool = True
+
+
+def practice_item(session_id: str, variant_id: str) -> tuple[PracticeItem, int | None]:
+    """Read a practice variant and the session it was tried from, with its attempt if any."""
+    ctx = current_context()
+    found = variants.practice_question(ctx, variant_id)
+    return PracticeItem(sessions.get_session(ctx, session_id), found.question), found.attempt_id
+
+
+@bp.post("/study/<session_id>/attempts/<int:attempt_id>/new-variant")
+def new_variant(session_id: str, attempt_id: int) -> BaseResponse:
+    """Serve a fresh variant of the attempt's question as practice and show it."""
+    ctx = current_context()
+    sessions.get_session(ctx, session_id)  # a session of this learner's, or 404
+    served = variants.new_variant(ctx, attempt_id)
+    return see_other("web.practice", session_id=session_id, variant_id=served.variant_id)
+
+
+@bp.get("/study/<session_id>/practice/<variant_id>")
+def practice(session_id: str, variant_id: str) -> BaseResponse | tuple[str, int]:
+    """Show a practice variant, or the result of its answer once answered."""
+    item, answered = practice_item(session_id, variant_id)
+    if answered is not None:
+        return see_other("web.attempt", session_id=session_id, attempt_id=answered)
+    return question_page(item, answer_url=url_for("web.answer_practice", session_id=session_id,
+                                                  variant_id=variant_id))
+
+
+@bp.post("/study/<session_id>/practice/<variant_id>/answer")
+def answer_practice(session_id: str, variant_id: str) -> BaseResponse | tuple[str, int]:
+    """Grade the answer to a practice variant, through the one answering use case."""
+    form = parse_form(AnswerFormSchema())
+    item, answered = practice_item(session_id, variant_id)
+    if answered is not None or form["variant_id"] != variant_id:
+        return see_other("web.practice", session_id=session_id, variant_id=variant_id)
+    return graded_form(item, form["idempotency_key"], url_for(
+        "web.answer_practice", session_id=session_id, variant_id=variant_id))
 
 
 def attempt_page(session_id: str, attempt_id: int, error: tuple[str, str] | None = None,
@@ -159,6 +222,7 @@ def attempt_page(session_id: str, attempt_id: int, error: tuple[str, str] | None
         else None,
         answer_text=partial(answer_text, lang=lang), compare_rows=compare_rows,
         model_step=page.model_step, model_cells=model_cells,
+        can_try_variant=page.can_try_variant, tried_variant=page.tried_variant,
     ), status
 
 
