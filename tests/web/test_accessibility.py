@@ -10,8 +10,8 @@ open (the open-book gate), flashcards, the simulator (and its error state), prog
 charts' tables), linking, the Anki page and an unknown URL; a report of a problem sent from
 the reveal, and the card browser (the list, a suspension, a search, an item's history, a
 search that finds nothing); the author's sign-in and item analysis (its variants unfolded);
-then joining a cohort (refused, joined), the cohort's instructor page, and erasing (asked,
-erased). A second walk takes representative pages in the dark colour scheme.
+then joining a cohort (refused, joined), the cohort's instructor page and its item analysis,
+and erasing (asked, erased). A second walk takes representative pages in the dark colour scheme.
 """
 
 from __future__ import annotations
@@ -222,6 +222,8 @@ def test_every_page_and_state_passes_axe(walk: Walk, live_server: LiveServer) ->
     checker.check("cohort-joined")
     page.goto(f"/cohorts/{cohort.id}/{cohort.instructor_token}")
     checker.check("cohort-instructor")
+    step(page, lambda: page.locator("#item-analysis-link").click())
+    checker.check("cohort-item-analysis")
     page.goto("/erase")
     checker.check("erase")
     page.locator("#confirm-erase").check()
