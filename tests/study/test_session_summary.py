@@ -26,9 +26,8 @@ def finish_a_session(study: Study, browser: ApiBrowser) -> tuple[str, list[dict]
                                 json={"rating": "good"}).status_code == 200
         elif position == 0:
             attempt = study.answer(vid, study.wrong_answer(vid)).json
-            assert browser.post(f"/api/attempts/{attempt['id']}/explanation",
-                                json={"explanation": "I split the budget the wrong way"}
-                                ).status_code == 200
+            assert browser.explain(
+                attempt, explanation="I split the budget the wrong way").status_code == 200
         else:
             attempt = study.answer(vid, study.right_answer(vid)).json
         attempts.append(attempt)
