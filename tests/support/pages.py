@@ -138,12 +138,11 @@ def answer_until(page: Any, live: LiveServer, kind: str) -> None:
 
 def diagnose(page: Any, sentence: str, rule: int = 0) -> None:
     """Write the explanation and pick the ``rule``-th offered rule with the keyboard (Space
-    on a radio checks it; arrows then move along the group), without submitting."""
+    on a radio checks it), without submitting; focus stays on that radio."""
     page.locator("#explanation").focus()
     page.keyboard.type(sentence)
-    page.keyboard.press("Tab")  # into the rule group, on its first radio
-    for _ in range(rule):
-        page.keyboard.press("ArrowDown")
+    page.keyboard.press("Tab")  # into the rule group
+    page.locator("#rule-choices input[name='rule']").nth(rule).focus()
     page.keyboard.press("Space")
 
 

@@ -2,8 +2,9 @@
 phone: zero WCAG 2.1 AA violations, and no interface text in the other language. Each state
 is also kept as a screenshot (``test-output/screenshots/a11y-<lang>-<viewport>-<state>.png``).
 
-The walk is one learner's first session: home, the lesson and its reference pages, a quiz
-(a refused answer, a wrong answer at the explanation gate, the reveal, a right answer with its
+The walk is one learner's first session: home, the lesson (on a phone also with its contents
+unfolded) and its reference pages, a quiz (a refused answer, a wrong answer at the explanation
+gate, a refused diagnosis, the reveal with its graded diagnosis, a right answer with its
 ratings, the summary), the lesson while a question is open (the open-book gate), flashcards,
 the simulator (and its error state), progress, linking, the Anki page and an unknown URL.
 """
@@ -121,6 +122,9 @@ def test_every_page_and_state_passes_axe(walk: Walk, live_server: LiveServer) ->
                         (f"/lessons/{lesson}/glossary", "glossary"), ("/quiz", "quiz-start")):
         page.goto(path)
         checker.check(state)
+        if state == "lesson" and page.locator(".toc-fold summary").is_visible():
+            page.locator(".toc-fold summary").click()  # a phone: the contents unfolded
+            checker.check("lesson-contents")
 
     steps.start(page, "/quiz", size=2)
     session_url = page.url
