@@ -69,6 +69,7 @@ SIGNED_FIELDS = {
     "mastery": (*MASTERY_FIELDS, "evidence"),
 }
 SIGNED_SCALARS = ("format", "exported_at", "deployment", "learner", "desired_retention")
+LATER_FIELDS = frozenset({"diagnosed_rule"})  # signed only when set (0008)
 
 
 def pick(row: Any, names: tuple[str, ...]) -> dict[str, Any]:
@@ -87,10 +88,15 @@ def learner_ref(secret_key: str, learner_id: int) -> str:
 
 
 def signed_view(document: dict[str, Any]) -> dict[str, Any]:
-    """Return exactly what a document's signature covers (the fields it was exported with)."""
+    """Return exactly what a document's signature covers (the fields it was exported with).
+
+    A field added later (``LATER_FIELDS``) is covered only where it holds a value, so an
+    export signed before it existed still verifies.
+    """
     view = {name: document.get(name) for name in SIGNED_SCALARS}
     for name, fields in SIGNED_FIELDS.items():
-        view[name] = [{field: record.get(field) for field in fields}
+        view[name] = [{field: record.get(field) for field in fields
+                       if field not in LATER_FIELDS or record.get(field) is not None}
                       for record in document.get(name) or ()]
     return view
 

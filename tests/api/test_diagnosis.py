@@ -143,3 +143,28 @@ def test_the_export_carries_the_diagnosis_and_an_import_keeps_it_as_history(
     assert kept["diagnosed_rule"] == "two-budgets"
     assert kept["diagnosis_matched"] is None  # another learner's: graded against nothing
     assert kept["graded"] is False
+
+
+def test_an_export_signed_before_diagnoses_existed_still_restores_as_evidence(
+        study, browser, db):
+    """A document without the field (as exported before 0008) verifies as it was signed."""
+    from quizsvc.study import portability, seal
+    from tests.support.history import forget_history
+
+    wrong = wrong_choice(study)
+    browser.explain(wrong, rule="running-first")
+    document = browser.get("/api/export").json
+    signed = next(a for a in document["attempts"] if a["diagnosed_rule"])
+    assert signed["diagnosed_rule"] == "running-first"  # covered by the signature
+    old = {**document, "attempts": [
+        {k: v for k, v in a.items() if k not in ("diagnosed_rule", "diagnosis_matched")}
+        for a in document["attempts"]]}
+    view = portability.signed_view(old)  # as the code before 0008 signed it: no such field
+    view["attempts"] = [{k: v for k, v in a.items() if k != "diagnosed_rule"}
+                        for a in view["attempts"]]
+    secret = browser.client.application.config["SECRET_KEY"]
+    old["signature"] = seal.sign(secret, portability.DOCUMENT_PURPOSE, view)
+    forget_history(db, browser)
+    restored = browser.post("/api/import", json=old)
+    assert restored.status_code == 201, restored.json
+    assert restored.json["vouched"] is True

@@ -60,14 +60,17 @@ def test_a_refused_diagnosis_comes_back_filled_in_and_names_the_field(learner: L
     short = learner.post(f"{url}/explanation?lang=en", explanation="?", rule="two-budgets")
     assert short.status_code == 422
     page = text(short)
-    assert 'id="explain-error"' in page and "explanation: " in page and "3 words" in page
+    error = page[page.index('id="explain-error"'):]
+    assert error.index("Why was it wrong?") < error.index("3 words") < error.index("</div>")
     assert 'aria-invalid="true"' in page
     assert 'value="two-budgets" required checked' in page
     unknown = learner.post(f"{url}/explanation?lang=en", explanation="I served FIFO first",
                            rule="rollback")
     assert unknown.status_code == 422
     page = text(unknown)
-    assert "rule: " in page and ">I served FIFO first</textarea>" in page
+    error = page[page.index('id="explain-error"'):page.index("</div>", page.index("explain-error"))]
+    assert "Which rule of the lesson do you think you broke? pick one of the rules" in error
+    assert ">I served FIFO first</textarea>" in page
     assert 'id="reveal"' not in page
 
 
