@@ -266,6 +266,26 @@ class WrongModelSchema(ma.Schema):
                               metadata={"description": "where the lesson teaches that rule"})
 
 
+class RuleOptionSchema(ma.Schema):
+    """A rule of the lesson a learner may name as the one a wrong answer broke."""
+
+    id = fields.String(dump_only=True, metadata={"description": "rules.yaml id"})
+    title = fields.Nested(TextSchema, dump_only=True)
+
+
+class DiagnosisSchema(ma.Schema):
+    """The rule the learner named as broken, graded where a wrong model matched."""
+
+    rule = fields.String(dump_only=True, metadata={"description": "rules.yaml id"})
+    title = fields.Nested(TextSchema, dump_only=True, allow_none=True)
+    taught_at = fields.String(dump_only=True, allow_none=True, metadata={
+        "description": "where the lesson teaches the named rule"})
+    matched = fields.Boolean(dump_only=True, allow_none=True, metadata={
+        "description": "whether it names the rule the matched wrong model breaks "
+                       "(wrong_model.breaks); null when no wrong model matched. Never "
+                       "mastery"})
+
+
 class RevealSchema(ma.Schema):
     """What a learner earns: at once when right, after an explanation when wrong."""
 
@@ -275,6 +295,7 @@ class RevealSchema(ma.Schema):
     wrong_model = fields.Nested(WrongModelSchema, dump_only=True, allow_none=True)
     lesson_link = fields.String(dump_only=True)
     explanation = fields.String(dump_only=True, allow_none=True)
+    diagnosis = fields.Nested(DiagnosisSchema, dump_only=True, allow_none=True)
 
 
 class AttemptSchema(ma.Schema):
@@ -300,6 +321,10 @@ class AttemptSchema(ma.Schema):
     submitted_answer = fields.Raw(dump_only=True, allow_none=True, metadata={
         "description": "the learner's own answer, as sent"})
     reveal = fields.Nested(RevealSchema, dump_only=True, allow_none=True)
+    diagnosis_options = fields.List(fields.Nested(RuleOptionSchema), dump_only=True, metadata={
+        "description": "while explanation_required: the rules the explanation's rule may "
+                       "name (the question's, those its wrong models break, their "
+                       "sections'); empty otherwise"})
 
 
 
@@ -381,8 +406,19 @@ class CalibrationSchema(ma.Schema):
     table = fields.List(fields.Nested(ReliabilityRowSchema), dump_only=True)
 
 
+class DiagnosisWeekSchema(ma.Schema):
+    """One week (from Monday, UTC) of graded diagnoses."""
+
+    week = fields.Date(dump_only=True)
+    diagnoses = fields.Integer(dump_only=True, metadata={
+        "description": "explained wrong answers that matched a named wrong model"})
+    named = fields.Integer(dump_only=True, metadata={
+        "description": "of those, the diagnoses that named the rule the model breaks"})
+    rate = fields.Float(dump_only=True)
+
+
 class ProgressSchema(ma.Schema):
-    """The dashboard: due, mastered, accuracy, calibration."""
+    """The dashboard: due, mastered, accuracy, calibration, diagnosis accuracy by week."""
 
     lesson = fields.String(dump_only=True, allow_none=True)
     questions = fields.Integer(dump_only=True)
@@ -391,6 +427,10 @@ class ProgressSchema(ma.Schema):
     mastered = fields.Integer(dump_only=True)
     accuracy = fields.Nested(AccuracySchema, dump_only=True)
     calibration = fields.Nested(CalibrationSchema, dump_only=True)
+    diagnoses = fields.List(fields.Nested(DiagnosisWeekSchema), dump_only=True, metadata={
+        "description": "the last 12 weeks with graded diagnoses, oldest first: how often the "
+                       "rule named with a wrong answer's explanation was the one its matched "
+                       "wrong model breaks. Never mastery"})
 
 
 
@@ -540,6 +580,12 @@ class ExportAttemptSchema(StrictSchema):
     closed_book = fields.Boolean(required=True)
     explanation = fields.String(required=True, allow_none=True,
                                 validate=Length(max=MAX_EXPLANATION))
+    diagnosed_rule = fields.String(load_default=None, allow_none=True,
+                                   validate=Length(max=MAX_REF), metadata={
+        "description": "the rule the learner named as broken (history: never mastery)"})
+    diagnosis_matched = fields.Boolean(load_default=None, allow_none=True, metadata={
+        "description": "whether it named the rule its matched wrong model breaks, as exported; "
+                       "an import works it out again and ignores this"})
     explained_at = StoredTime(required=True, allow_none=True, format="iso")
     revealed_at = StoredTime(required=True, allow_none=True, format="iso")
     idempotency_key = fields.String(required=True,

@@ -316,6 +316,14 @@ def check_references(spec: dict[str, Any], lesson: LessonEntry, path: Path) -> N
         if index == 0 and rule.section != spec["section"]:
             raise BankError(str(path), "section",
                             f"must be {rule.section!r}, the section of its first rule {rule_id!r}")
+    for field_name, mid in named_misconceptions(spec):
+        if mid not in lesson.misconceptions:
+            raise BankError(str(path), field_name, f"{mid!r} is not in the lesson's catalogue")
+
+
+def named_misconceptions(spec: dict[str, Any]) -> list[tuple[str, str]]:
+    """List the wrong models a question names, each with the field that names it: its own
+    ``misconceptions`` and those of its options (of every form)."""
     named: list[tuple[str, str]] = [
         (f"misconceptions.{i}", mid) for i, mid in enumerate(spec.get("misconceptions", []))
     ]
@@ -325,9 +333,7 @@ def check_references(spec: dict[str, Any], lesson: LessonEntry, path: Path) -> N
             for i, option in enumerate(form.get(key, [])):
                 if option.get("misconception"):
                     named.append((f"{prefix}{key}.{i}.misconception", option["misconception"]))
-    for field_name, mid in named:
-        if mid not in lesson.misconceptions:
-            raise BankError(str(path), field_name, f"{mid!r} is not in the lesson's catalogue")
+    return named
 
 
 def fill_quotes(value: Any, quotes: Quotes, lang: str | None = None) -> Any:
@@ -389,6 +395,7 @@ def read_question(path: Path, expected_id: str, lesson: LessonEntry,
         ),
         title=text(spec["title"]),
         rules=tuple(spec["rules"]),
+        misconceptions=tuple(dict.fromkeys(mid for _, mid in named_misconceptions(spec))),
     )
     return QuestionEntry(question, spec, path, generator)
 

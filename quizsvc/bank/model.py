@@ -130,6 +130,9 @@ class Question:
     anchors: tuple[SourceAnchor, ...]
     title: Text
     rules: tuple[str, ...] = ()
+    # The ids of the lesson's wrong models the question names (its own list and its
+    # options'), whichever variant is drawn: a diagnosis may name the rules they break.
+    misconceptions: tuple[str, ...] = ()
 
     @property
     def lesson_link(self) -> str:

@@ -93,10 +93,16 @@ class IdempotencyHeaderSchema(ma.Schema):
 
 
 class ExplanationSchema(StrictSchema):
-    """Why the answer was wrong, in the learner's words."""
+    """Why the answer was wrong: the rule the learner thinks they broke, and a sentence."""
 
     explanation = fields.String(required=True,
-                                validate=Length(min=1, max=MAX_EXPLANATION))
+                                validate=Length(min=1, max=MAX_EXPLANATION), metadata={
+        "description": "a sentence in the learner's words: at least 3 words, or 6 Chinese "
+                       "characters (a mix counts two characters as a word)"})
+    rule = fields.String(required=True, allow_none=True, validate=Length(min=1, max=MAX_REF),
+                         metadata={"description": "the id of the rule the learner thinks they "
+                                   "broke: one of the attempt's diagnosis_options (null only "
+                                   "when it offers none)"})
 
 
 class RatingSchema(StrictSchema):

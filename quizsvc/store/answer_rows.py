@@ -53,7 +53,8 @@ class NewAttempt:
         """Return the ``attempt`` columns this answer is stored with (values as they are:
         ``dataclasses.asdict`` would deep-copy the answer for nothing)."""
         return {**{name: getattr(self, name) for name in NEW_ATTEMPT_FIELDS},
-                "explanation": None, "explained_at": None, "origin": "graded"}
+                "explanation": None, "explained_at": None, "origin": "graded",
+                "diagnosed_rule": None}
 
 
 NEW_ATTEMPT_FIELDS = tuple(field.name for field in fields(NewAttempt))

@@ -130,6 +130,7 @@ class StoredAttempt:
     origin: str
     content_key: str | None
     practice: bool
+    diagnosed_rule: str | None = None
 
     @classmethod
     def of(cls, row: Any) -> StoredAttempt:
@@ -424,11 +425,13 @@ class AnswerRepository(Repository):
             select(LOGS.c.rating).where(LOGS.c.attempt_id == attempt_id))
         return rating
 
-    def record_explanation(self, attempt_id: int, explanation: str, now: datetime) -> None:
-        """Store why a wrong answer was wrong; that reveals its answer and solution."""
+    def record_explanation(self, attempt_id: int, explanation: str, rule: str | None,
+                           now: datetime) -> None:
+        """Store why a wrong answer was wrong and the rule the learner names as broken; that
+        reveals its answer and solution."""
         self.connection.execute(update(ATTEMPTS).where(ATTEMPTS.c.id == attempt_id)
-                                .values(explanation=explanation, explained_at=now,
-                                        revealed_at=now))
+                                .values(explanation=explanation, diagnosed_rule=rule,
+                                        explained_at=now, revealed_at=now))
 
     # ------------------------------------------------------------ reviews (ratings)
 

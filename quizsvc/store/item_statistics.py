@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import Any
 
-from sqlalchemy import and_, case, func, null, select
+from sqlalchemy import and_, case, func, select
 
 from quizsvc.review import mastery
 from quizsvc.review.item_analysis import COUNTED, FirstAttempt
@@ -23,15 +23,14 @@ from quizsvc.store.repository import Repository
 
 ATTEMPTS = table(Attempt)
 
-# The hook for the diagnosis of explanations: the ``attempt`` column that names the rule a
-# learner's explanation was diagnosed as naming. None until that column exists (the lead
-# wires ``"diagnosed_rule"`` at merge); while None, no diagnosed share is shown.
-DIAGNOSED_RULE_COLUMN: str | None = None
+# The rule a learner named when explaining a wrong answer (``attempt.diagnosed_rule``, 0008):
+# the share of explanations whose diagnosis named the rule a misconception breaks.
+DIAGNOSED_RULE_COLUMN = "diagnosed_rule"
 
 
 def diagnoses_known() -> bool:
-    """Tell whether attempts carry the diagnosis of their explanation (the hook is wired)."""
-    return DIAGNOSED_RULE_COLUMN is not None
+    """Tell whether attempts carry the rule their explanation named (they do since 0008)."""
+    return True
 
 
 def scope_conditions(learner_ids: Collection[int] | None, question_ids: Sequence[str]
@@ -53,8 +52,7 @@ class ItemStatisticsRepository(Repository):
         if not question_ids or (learner_ids is not None and not learner_ids):
             return []
         no_key = ATTEMPTS.c.content_key.is_(None)
-        diagnosed = (ATTEMPTS.c[DIAGNOSED_RULE_COLUMN] if DIAGNOSED_RULE_COLUMN is not None
-                     else null())
+        diagnosed = ATTEMPTS.c[DIAGNOSED_RULE_COLUMN]
         ranked = (
             select(ATTEMPTS.c.learner_id, ATTEMPTS.c.question_id, ATTEMPTS.c.content_key,
                    ATTEMPTS.c.seed, ATTEMPTS.c.bank_version, ATTEMPTS.c.correct,

@@ -220,7 +220,8 @@ class ServedVariant(Base):
 
 
 class Attempt(Base):
-    """One answer to one variant: the grade, the timing, closed-book or not, the explanation.
+    """One answer to one variant: the grade, the timing, closed-book or not, the explanation
+    and the rule the learner diagnosed.
 
     ``graded`` is false for flashcards and free-text questions (self-rated, never graded), and
     for an imported attempt no one can vouch for (``origin`` "unverified").
@@ -265,6 +266,10 @@ class Attempt(Base):
     # Answered soon after a wrong answer to the same question was revealed: graded, but
     # practice, not closed-book evidence (``review.mastery.practice_after_reveal``). 0006.
     practice: Mapped[bool] = mapped_column(Boolean, server_default=false())
+    # The rule (``rules.yaml`` id) the learner named as the one they broke, with the
+    # explanation of a wrong answer: a diagnosis, graded against the matched wrong model's
+    # ``breaks`` on read. Never mastery evidence. 0008.
+    diagnosed_rule: Mapped[str | None] = mapped_column(String(REF_LENGTH))
 
 
 class ReviewCard(Base):

@@ -249,6 +249,23 @@ class ProgressRepository(Repository):
         return [(question_id, bool(correct), int(n))
                 for question_id, correct, n in self.connection.execute(query)]
 
+    def diagnoses_since(self, learner_id: int, since: datetime, lesson: str | None = None
+                        ) -> list[tuple[datetime, str, str, str]]:
+        """Return (explained_at, lesson, misconception id, diagnosed rule) of a learner's
+        diagnosed wrong answers that matched a wrong model, explained since ``since``: the
+        diagnoses that can be graded. Unverified imports (no misconception kept) have none."""
+        query = (select(ATTEMPTS.c.explained_at, ATTEMPTS.c.lesson,
+                        ATTEMPTS.c.misconception_id, ATTEMPTS.c.diagnosed_rule)
+                 .where(ATTEMPTS.c.learner_id == learner_id,
+                        ATTEMPTS.c.diagnosed_rule.is_not(None),
+                        ATTEMPTS.c.misconception_id.is_not(None),
+                        ATTEMPTS.c.origin != "unverified",
+                        ATTEMPTS.c.explained_at >= since))
+        if lesson is not None:
+            query = query.where(ATTEMPTS.c.lesson == lesson)
+        return [(row.explained_at, row.lesson, row.misconception_id, row.diagnosed_rule)
+                for row in self.connection.execute(query)]
+
     def closed_book_answers_since(self, learner_id: int, since: datetime,
                                   lesson: str | None = None) -> list[tuple[datetime, bool]]:
         """Return (submitted_at, correct) of a learner's closed-book graded answers since

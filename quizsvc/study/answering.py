@@ -8,7 +8,10 @@
    (``replayed``); a wrong graded answer is reviewed Again at once, a right one Good until
    the learner picks Hard or Easy (``quizsvc.study.reviews``).
 2. After a wrong answer the correct answer, solution, misconception and lesson link stay
-   withheld until ``explain_attempt`` records why it was wrong.
+   withheld until ``explain_attempt`` records why it was wrong: the rule the learner thinks
+   they broke, picked from the offered ones, and a sentence. Where a wrong model matched,
+   the reveal grades that diagnosis against the rule the model breaks
+   (``quizsvc.review.diagnosis``).
 
 Each function is one use case; it names its transactions' shapes (``ctx.uow``) and never
 commits or rolls back.
@@ -29,10 +32,10 @@ from sqlalchemy.exc import IntegrityError
 from quizsvc.bank.answer_key import AnswerKey
 from quizsvc.bank.catalog import ModelStep
 from quizsvc.bank.kinds import KINDS
-from quizsvc.bank.model import Grade, Misconception, QuestionKind, Text
+from quizsvc.bank.model import Grade, Misconception, QuestionKind, Rule, Text
 from quizsvc.bank.teaching import Teaching
 from quizsvc.errors import N_, Conflict, Gone, Invalid, NotFound
-from quizsvc.review import outcome
+from quizsvc.review import diagnosis, outcome
 from quizsvc.review.mastery import GradedAttempt, graded_attempt, practice_after_reveal
 from quizsvc.review.ratings import ReviewRating
 from quizsvc.review.scheduling import GRADED_CHOICES
@@ -71,6 +74,46 @@ class Reveal:
     lesson_link: str
     explanation: str | None
     wrong_model: WrongModel | None = None
+    diagnosis: Diagnosis | None = None
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    """The rule a learner named as the one their wrong answer broke, and where it is taught.
+
+    ``matched``: whether it is the rule the matched wrong model breaks (None: no wrong model
+    matched, so there is nothing to grade it against). ``title`` and ``taught_at`` are None
+    once the lesson no longer has the rule.
+    """
+
+    rule: str
+    title: Text | None
+    taught_at: str | None
+    matched: bool | None
+
+
+def diagnosis_of(ctx: Context, lesson_id: str, rule_id: str | None,
+                 wrong_model: WrongModel | None) -> Diagnosis | None:
+    """Return a stored diagnosis as the reveal shows it (None: the learner named no rule)."""
+    if rule_id is None:
+        return None
+    lesson = ctx.index.lessons.get(lesson_id)
+    rule = lesson.rule(rule_id) if lesson else None
+    return Diagnosis(rule_id, rule.title if rule else None,
+                     lesson.rule_link(rule) if lesson and rule else None,
+                     diagnosis.diagnosis_matched(rule_id,
+                                                 wrong_model.breaks if wrong_model else None))
+
+
+def offered_rules(ctx: Context, attempt: Any) -> tuple[Rule, ...]:
+    """Return the rules a learner may name as broken by a wrong answer (empty once the bank
+    no longer has its question or lesson)."""
+    question = ctx.index.questions.get(attempt.question_id)
+    lesson = ctx.index.lessons.get(attempt.lesson)
+    if question is None or lesson is None:
+        return ()
+    infos = (ctx.bank.misconception_info(lesson.id, mid) for mid in question.misconceptions)
+    return diagnosis.offered_rules(lesson, question, (i.breaks for i in infos if i))
 
 
 def wrong_model_of(ctx: Context, lesson_id: str, misconception: Misconception | None
@@ -109,6 +152,7 @@ class AttemptView:
     submitted_answer: Any = None  # the learner's own answer, as sent
     replayed: bool = False
     practice: bool = False  # given soon after this question's answer was revealed
+    diagnosis_options: tuple[Rule, ...] = ()  # while the explanation is awaited
 
 
 def request_digest(variant_id: str, answer: Any) -> str:
@@ -168,19 +212,23 @@ def attempt_view(ctx: Context, attempt: Any, key: AnswerKey | None, rating: int 
     reveal = None
     if attempt.revealed_at is not None and key is not None:
         hit = next((m for m in key.misconceptions if m.id == attempt.misconception_id), None)
+        model = wrong_model_of(ctx, attempt.lesson, hit)
         reveal = Reveal(key.answer, key.solution, hit, key.lesson_link, attempt.explanation,
-                        wrong_model_of(ctx, attempt.lesson, hit))
+                        model, diagnosis_of(ctx, attempt.lesson,
+                                            getattr(attempt, "diagnosed_rule", None), model))
+    waiting = explainable(attempt)
     return AttemptView(
         id=attempt.id, variant_id=attempt.variant_id, question_id=attempt.question_id,
         kind=attempt.kind, graded=attempt.graded, correct=attempt.correct,
         score=attempt.score, per_element=tuple(per_element), closed_book=attempt.closed_book,
         submitted_at=attempt.submitted_at, duration_ms=attempt.duration_ms,
-        explanation_required=explainable(attempt),
+        explanation_required=waiting,
         rating=ReviewRating(rating).word if rating is not None else None,
         rating_choices=rating_choices(attempt.graded, attempt.correct,
                                       getattr(attempt, "origin", "graded")), reveal=reveal,
         submitted_answer=attempt.answer, replayed=replayed,
-        practice=bool(getattr(attempt, "practice", False)))
+        practice=bool(getattr(attempt, "practice", False)),
+        diagnosis_options=offered_rules(ctx, attempt) if waiting else ())
 
 
 def explainable(attempt: Any) -> bool:
@@ -463,12 +511,13 @@ def model_step_of(ctx: Context, answered: StoredAttempt, lang: str) -> ModelStep
                                lang, key.answer)
 
 
-def explain_attempt(ctx: Context, attempt_id: int, explanation: str) -> AttemptView:
-    """Record why a wrong answer was wrong; this reveals the answer, solution and feedback."""
+def explain_attempt(ctx: Context, attempt_id: int, explanation: str, rule: str | None
+                    ) -> AttemptView:
+    """Record why a wrong answer was wrong: a sentence and the rule the learner thinks they
+    broke, one of the offered ones (``rule`` None only when none is offered). This reveals
+    the answer, solution and feedback, and grades the diagnosis where a wrong model matched.
+    """
     text = explanation.strip()
-    if not text:  # the schema bounds the length; what counts as written is decided here
-        raise Invalid("explanation", N_("write why the answer was wrong"),
-                      reason="explanation_required")
     with ctx.uow.locked(ctx.learner_id):
         attempt = owned_attempt(ctx, attempt_id)
         if attempt.explanation is not None:
@@ -477,6 +526,16 @@ def explain_attempt(ctx: Context, attempt_id: int, explanation: str) -> AttemptV
         if not explainable(attempt):
             raise Conflict(N_("Only a wrong answer graded on this server takes an "
                               "explanation."), reason="explanation_not_needed")
-        ctx.uow.answers.record_explanation(attempt.id, text, ctx.now)
-        return stored_view(ctx, replace(attempt, explanation=text, explained_at=ctx.now,
-                                        revealed_at=ctx.now))
+        if not diagnosis.written_enough(text):  # the schema bounds the length
+            raise Invalid("explanation", N_("write a sentence of at least %(words)s words "
+                                            "(or %(han)s Chinese characters) on why the answer "
+                                            "was wrong"),
+                          params={"words": diagnosis.MIN_WORDS, "han": diagnosis.MIN_HAN},
+                          reason="explanation_too_short")
+        offered = {option.id for option in offered_rules(ctx, attempt)}
+        if rule not in offered and (offered or rule is not None):
+            raise Invalid("rule", N_("pick one of the rules offered for this attempt: the one "
+                                     "you think you broke"), reason="unknown_rule")
+        ctx.uow.answers.record_explanation(attempt.id, text, rule, ctx.now)
+        return stored_view(ctx, replace(attempt, explanation=text, diagnosed_rule=rule,
+                                        explained_at=ctx.now, revealed_at=ctx.now))

@@ -11,8 +11,9 @@ signature vouches for one learner only: a document is restored as it was graded 
 mastery evidence, reviews that may teach the pooled FSRS fit) only when this deployment
 signed it, for the very learner importing it, unaltered (the same learner after its data was
 lost, say after a database restore). Anywhere else, and for any document unsigned or altered,
-it is kept as history that counts for nothing: attempts ungraded and unrevealed, reviews kept
-for the learner's own schedule but never taught to the pooled fit. What a learner has not
+it is kept as history that counts for nothing: attempts ungraded and unrevealed (a diagnosed
+rule kept as the learner named it, graded against nothing), reviews kept for the learner's
+own schedule but never taught to the pooled fit. What a learner has not
 earned yet (the seed, content key and matched misconception of an attempt whose reveal is
 withheld) is exported sealed, under a fresh nonce each time, so the file gives nothing of the
 answer away. Mastery is never read from the file: the policy is re-run over the restored
@@ -31,8 +32,8 @@ from datetime import datetime
 from typing import Any
 
 from quizsvc.errors import N_, Conflict, Invalid
+from quizsvc.review import diagnosis, scheduling
 from quizsvc.review import mastery as mastery_policy
-from quizsvc.review import scheduling
 from quizsvc.study import seal
 from quizsvc.study.context import Context
 from quizsvc.study.sessions import opaque_id
@@ -49,7 +50,8 @@ NEW_STATE = 0  # fsrs-optimizer's review_state for a card's first review
 ATTEMPT_FIELDS = ("question_id", "lesson", "kind", "seed", "bank_version", "answer", "graded",
                   "correct", "score", "misconception_id", "served_at", "submitted_at",
                   "duration_ms", "closed_book", "explanation", "explained_at", "revealed_at",
-                  "idempotency_key", "request_digest", "origin", "content_key", "practice")
+                  "idempotency_key", "request_digest", "origin", "content_key", "practice",
+                  "diagnosed_rule")
 SEALED_FIELDS = ("seed", "misconception_id", "content_key")  # withheld with the reveal
 CARD_FIELDS = ("question_id", "lesson", "state", "step", "stability", "difficulty", "due",
                "last_review", "created_at")
@@ -67,6 +69,7 @@ SIGNED_FIELDS = {
     "mastery": (*MASTERY_FIELDS, "evidence"),
 }
 SIGNED_SCALARS = ("format", "exported_at", "deployment", "learner", "desired_retention")
+LATER_FIELDS = frozenset({"diagnosed_rule"})  # signed only when set (0008)
 
 
 def pick(row: Any, names: tuple[str, ...]) -> dict[str, Any]:
@@ -85,10 +88,15 @@ def learner_ref(secret_key: str, learner_id: int) -> str:
 
 
 def signed_view(document: dict[str, Any]) -> dict[str, Any]:
-    """Return exactly what a document's signature covers (the fields it was exported with)."""
+    """Return exactly what a document's signature covers (the fields it was exported with).
+
+    A field added later (``LATER_FIELDS``) is covered only where it holds a value, so an
+    export signed before it existed still verifies.
+    """
     view = {name: document.get(name) for name in SIGNED_SCALARS}
     for name, fields in SIGNED_FIELDS.items():
-        view[name] = [{field: record.get(field) for field in fields}
+        view[name] = [{field: record.get(field) for field in fields
+                       if field not in LATER_FIELDS or record.get(field) is not None}
                       for record in document.get(name) or ()]
     return view
 
@@ -128,8 +136,17 @@ def export_learner_data(ctx: Context) -> dict[str, Any]:
 
 
 def exported_attempt(ctx: Context, attempt: Any) -> dict[str, Any]:
-    """Return an attempt as exported, with what is not yet earned sealed."""
+    """Return an attempt as exported, with what is not yet earned sealed.
+
+    ``diagnosis_matched`` (whether the diagnosed rule is the one the matched wrong model
+    breaks) is worked out for the reader, unsigned: an import works it out again.
+    """
     record = pick(attempt, ATTEMPT_FIELDS)
+    info = (ctx.bank.misconception_info(attempt.lesson, attempt.misconception_id)
+            if attempt.misconception_id is not None and attempt.revealed_at is not None
+            else None)
+    record["diagnosis_matched"] = diagnosis.diagnosis_matched(
+        attempt.diagnosed_rule, info.breaks if info else None)
     record["sealed"] = None
     if attempt.revealed_at is None:
         nonce = ctx.rng.getrandbits(8 * seal.NONCE_BYTES).to_bytes(seal.NONCE_BYTES, "big")

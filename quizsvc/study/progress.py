@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 
 from quizsvc.bank.model import Text
-from quizsvc.review import calibration, scheduling
+from quizsvc.review import calibration, diagnosis, scheduling
 from quizsvc.store import progress as store
 from quizsvc.store.progress import DueCard
 from quizsvc.study.bank_index import BankIndex
@@ -202,6 +202,7 @@ class Progress:
     mastered: int
     accuracy: Accuracy
     calibration: calibration.Calibration
+    diagnoses: tuple[diagnosis.DiagnosisWeek, ...] = ()
 
 
 def accuracy(ctx: Context, lesson: str | None = None) -> Accuracy:
@@ -248,9 +249,31 @@ def claimed_ratings(index: BankIndex, ratings: Mapping[str, int], lesson: str | 
     return claimed
 
 
+DIAGNOSIS_WEEKS = 12  # weeks of diagnosis accuracy the dashboard shows
+
+
+def diagnosis_weeks(ctx: Context, lesson: str | None = None
+                    ) -> tuple[diagnosis.DiagnosisWeek, ...]:
+    """Count, week by week over the last ``DIAGNOSIS_WEEKS``, the diagnoses that named the
+    rule their matched wrong model breaks (in the open transaction). Never mastery: it reads
+    explanations, which the mastery policy never sees."""
+    if ctx.identity is None:
+        return ()
+    since = datetime.combine(diagnosis.week_of(ctx.now) - timedelta(weeks=DIAGNOSIS_WEEKS - 1),
+                             time(), UTC)
+    graded = []
+    for when, lesson_id, misconception_id, rule in ctx.uow.progress.diagnoses_since(
+            ctx.identity.learner_id, since, lesson):
+        info = ctx.bank.misconception_info(lesson_id, misconception_id)
+        if info is not None:  # a wrong model the bank has dropped grades nothing
+            graded.append((when, bool(diagnosis.diagnosis_matched(rule, info.breaks))))
+    return diagnosis.accuracy_by_week(graded)
+
+
 def progress_report(ctx: Context, lesson: str | None = None) -> Progress:
-    """Return due, mastered, accuracy and calibration (self-assessments against graded
-    accuracy, computed on read) for the dashboard, in one read."""
+    """Return due, mastered, accuracy, calibration (self-assessments against graded
+    accuracy, computed on read) and diagnosis accuracy by week for the dashboard, in one
+    read."""
     lesson_filter(ctx, lesson)
     questions = (len(ctx.index.by_lesson.get(lesson, ())) if lesson is not None
                  else len(ctx.index.questions))
@@ -260,7 +283,8 @@ def progress_report(ctx: Context, lesson: str | None = None) -> Progress:
                     else ctx.uow.progress.mastered_count(ctx.identity.learner_id, lesson))
         return Progress(lesson, questions, due.due_now, due.new, mastered,
                         accuracy(ctx, lesson),
-                        calibration.calibrate(calibration_pairs(ctx, lesson)))
+                        calibration.calibrate(calibration_pairs(ctx, lesson)),
+                        diagnosis_weeks(ctx, lesson))
 
 
 HISTORY_DAYS = 30

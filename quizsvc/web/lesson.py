@@ -37,6 +37,13 @@ class LessonPart:
     presets: tuple[str, ...] = ()
     simulator: bool = False
 
+    @property
+    def rules(self) -> tuple[Block, ...]:
+        """Return the headings of the rules taught in this part (anchored ``#rule-<id>``),
+        for the page's table of contents."""
+        return tuple(block for block in self.blocks
+                     if block.kind == "heading" and block.anchor.startswith("rule-"))
+
 
 def _normal(text: str) -> str:
     """Compare headings as a reader does: full-width punctuation as ASCII (NFKC), no spaces,

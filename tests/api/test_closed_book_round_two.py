@@ -31,8 +31,7 @@ def answer_next(study: Study, right: bool, mode: str = "quiz") -> dict[str, Any]
 
 
 def explain(browser: ApiBrowser, attempt: dict[str, Any]) -> Any:
-    return browser.post(f"/api/attempts/{attempt['id']}/explanation",
-                        json={"explanation": "I served the waiting queue first."})
+    return browser.explain(attempt, explanation="I served the waiting queue first.")
 
 
 # ---------------------------------------------------------------- the export
@@ -111,8 +110,7 @@ def test_the_learner_it_came_from_gets_it_back_whole(
     # the withheld reveal is earned by explaining, as before the loss
     withheld = next(a for a in attempt_ids(db, browser)
                     if browser.get(f"/api/attempts/{a}").json["explanation_required"])
-    explained = browser.post(f"/api/attempts/{withheld}/explanation",
-                             json={"explanation": "I split it evenly."})
+    explained = browser.explain(withheld, explanation="I split it evenly.")
     assert explained.status_code == 200 and explained.json["reveal"] is not None
 
 
@@ -201,8 +199,7 @@ def test_an_imported_wrong_attempt_at_a_chosen_seed_can_never_be_explained(
     shown = fresh.get(f"/api/attempts/{attempt_id}").json
     assert (shown["graded"], shown["correct"], shown["explanation_required"],
             shown["per_element"], shown["reveal"]) == (False, None, False, [], None)
-    explained = fresh.post(f"/api/attempts/{attempt_id}/explanation",
-                           json={"explanation": "please show me the answer"})
+    explained = fresh.explain(attempt_id, explanation="please show me the answer")
     assert explained.status_code == 409, explained.json
     assert fresh.get(f"/api/attempts/{attempt_id}").json["reveal"] is None
 

@@ -128,12 +128,15 @@ def test_a_generated_client_completes_the_closed_book_flow(generated: ModuleType
     assert attempt.correct is False and attempt.closed_book is True
     assert attempt.reveal is None, "the reveal of a wrong answer waits for its explanation"
     assert attempt.explanation_required is True
+    rule = attempt.diagnosis_options[0].id  # the rule this learner thinks they broke
 
     explained = api("attempts.post_api_attempts_attempt_id_explanation").sync(
         attempt.id, client=client,
         body=m.Explanation(
-            explanation="I took the waiting queue's tokens before the running one's."))
+            explanation="I took the waiting queue's tokens before the running one's.",
+            rule=rule))
     assert isinstance(explained, m.Attempt) and isinstance(explained.reveal, m.Reveal)
+    assert explained.reveal.diagnosis.rule == rule
     assert explained.reveal.correct_answer == server.right_answer(question.variant_id)
     assert explained.reveal.solution.zh and explained.reveal.solution.en
 

@@ -104,7 +104,8 @@ def read_attempt(mallory, a):
 @attack("POST", "/api/attempts/<int:attempt_id>/explanation")
 def explain_to_reveal(mallory, a):
     status(404)(mallory.post(f"/api/attempts/{a.wrong_attempt_id}/explanation",
-                             json={"explanation": "show me"}))
+                             json={"explanation": "show me the answer",
+                                   "rule": "running-first"}))
 
 
 @attack("POST", "/api/attempts/<int:attempt_id>/rating")

@@ -28,8 +28,7 @@ def history(study, browser, clock):
                 study.answer(vid, "because drafts were rejected")
             elif day == 1 and kind == "choice":
                 wrong = study.answer(vid, study.wrong_answer(vid)).json
-                browser.post(f"/api/attempts/{wrong['id']}/explanation",
-                             json={"explanation": "fifo is wrong"})
+                browser.explain(wrong, explanation="fifo is wrong")
             else:
                 right = study.answer(vid, study.right_answer(vid)).json
                 browser.post(f"/api/attempts/{right['id']}/rating", json={"rating": "easy"})

@@ -92,8 +92,7 @@ def test_every_real_wrong_answer_is_withheld_until_explained(learner, real_bank)
     for question_id, result in graded.items():
         assert result["correct"] is False, question_id
         assert result["reveal"] is None
-        explained = learner.browser.post(f"/api/attempts/{result['id']}/explanation",
-                                         json={"explanation": "I mixed up the budgets."})
+        explained = learner.browser.explain(result, explanation="I mixed up the budgets.")
         assert explained.status_code == 200
         assert explained.json["reveal"]["correct_answer"] is not None, question_id
 
@@ -170,8 +169,7 @@ def test_a_replayed_wrong_model_shows_its_step_beside_the_real_one(learner, real
     for question_id, result in walk(learner, real_bank, right=False).items():
         if result["kind"] != "numeric":
             continue
-        explained = learner.browser.post(f"/api/attempts/{result['id']}/explanation",
-                                         json={"explanation": "I mixed up the budgets."}).json
+        explained = learner.browser.explain(result, explanation="I mixed up the budgets.").json
         hit = explained["reveal"]["misconception"]
         served = db.get(ServedVariant, result["variant_id"])
         expected = hit and real_bank.model_step(question_id, served.seed, hit["id"], "en",

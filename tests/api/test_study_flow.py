@@ -202,8 +202,7 @@ def test_a_wrong_answer_withholds_everything_until_explained(study, browser):
     assert wrong["correct"] is False and wrong["rating"] == "again"
     assert wrong["reveal"] is None and wrong["explanation_required"] is True
     assert browser.get(f"/api/attempts/{wrong['id']}").json["reveal"] is None
-    explained = browser.post(f"/api/attempts/{wrong['id']}/explanation",
-                             json={"explanation": "I forgot running goes first."})
+    explained = browser.explain(wrong, explanation="I forgot running goes first.")
     assert explained.status_code == 200
     reveal = explained.json["reveal"]
     assert reveal["correct_answer"] == study.right_answer(vid)
@@ -219,8 +218,7 @@ def test_a_misconception_is_named_after_the_explanation(study, browser):
     misconception = variant.misconceptions[0]
     wrong = study.answer(vid, misconception.answer).json
     assert wrong["reveal"] is None
-    revealed = browser.post(f"/api/attempts/{wrong['id']}/explanation",
-                            json={"explanation": "I assumed FIFO."}).json["reveal"]
+    revealed = browser.explain(wrong, explanation="I assumed FIFO first.").json["reveal"]
     assert revealed["misconception"]["id"] == misconception.id
     assert "answer" not in revealed["misconception"]
 
@@ -252,7 +250,7 @@ def test_explanations_only_follow_wrong_graded_answers(study, browser):
     vid = question["variant_id"]
     right = study.answer(vid, study.right_answer(vid)).json
     response = browser.post(f"/api/attempts/{right['id']}/explanation",
-                            json={"explanation": "x"})
+                            json={"explanation": "I got it right.", "rule": "running-first"})
     assert response.status_code == 409
 
 
@@ -260,14 +258,16 @@ def test_an_explanation_is_recorded_once(study, browser):
     _, question = serve_kind(study, "numeric")
     vid = question["variant_id"]
     wrong = study.answer(vid, study.wrong_answer(vid)).json
-    url = f"/api/attempts/{wrong['id']}/explanation"
-    assert browser.post(url, json={"explanation": "first"}).status_code == 200
-    assert browser.post(url, json={"explanation": "second"}).status_code == 409
+    assert browser.explain(wrong, explanation="the first explanation").status_code == 200
+    assert browser.explain(wrong["id"], rule="running-first",
+                           explanation="a second explanation").status_code == 409
 
 
 @pytest.mark.parametrize(("body", "field"), [
-    ({}, "explanation"), ({"explanation": ""}, "explanation"),
-    ({"explanation": "x" * 4001}, "explanation"), ({"explanation": "   "}, "explanation")])
+    ({"rule": "running-first"}, "explanation"),
+    ({"rule": "running-first", "explanation": ""}, "explanation"),
+    ({"rule": "running-first", "explanation": "x" * 4001}, "explanation"),
+    ({"rule": "running-first", "explanation": "   "}, "explanation")])
 def test_bad_explanations_are_422(study, browser, body, field):
     _, question = serve_kind(study, "numeric")
     vid = question["variant_id"]

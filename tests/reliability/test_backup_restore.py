@@ -57,8 +57,7 @@ def fill(url: str, engine: Any, bank: Any) -> list[ApiBrowser]:
                 if right and i % 3 == 0:
                     browser.post(f"/api/attempts/{attempt['id']}/rating", json={"rating": "easy"})
                 elif not right:
-                    browser.post(f"/api/attempts/{attempt['id']}/explanation",
-                                 json={"explanation": f"学到了 {i} 🦙"})
+                    browser.explain(attempt, explanation=f"学到了很多 {i} 🦙")
             cards = study.start(LESSON, mode="flashcards", size=2)
             for _ in range(2):
                 variant_id = study.next(cards["id"])["question"]["variant_id"]

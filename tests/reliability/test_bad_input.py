@@ -218,8 +218,7 @@ def test_unicode_notes_explanations_and_text_answers_come_back_exactly(browser, 
     numeric = serve_question(db, bank, browser, "numeric", clock)
     wrong = browser.post("/api/attempts", json={"variant_id": numeric, "answer": [-1, -1]},
                          headers={"Idempotency-Key": f"numeric-{text[:20]}"}).json
-    explained = browser.post(f"/api/attempts/{wrong['id']}/explanation",
-                             json={"explanation": text})
+    explained = browser.explain(wrong, explanation=text)
     assert explained.status_code == 200
     assert explained.json["reveal"]["explanation"] == text.strip()
 
@@ -235,6 +234,8 @@ TEXT_FIELDS: dict[str, tuple[str, str, Any]] = {
     "attempts.variant_id": ("POST", "/api/attempts", {"variant_id": "{}", "answer": "{}"}),
     "rating.rating": ("POST", "/api/attempts/1/rating", {"rating": "{}"}),
     "explanation.explanation": ("POST", "/api/attempts/1/explanation", {"explanation": "{}"}),
+    "explanation.rule": ("POST", "/api/attempts/1/explanation",
+                         {"explanation": "a sentence of words", "rule": "{}"}),
     "link.code": ("POST", "/api/link", {"code": "{}"}),
     "self_assessment.note": ("PUT", "/api/self-assessments/nowhere", {"rating": 1, "note": "{}"}),
     "simulate.id": ("POST", "/api/simulate", {"requests": [{"id": "{}", "prompt_len": 3}]}),
@@ -398,7 +399,7 @@ WEB_FORMS: dict[str, tuple[str, dict[str, str]]] = {
                         {"ref": "{}", "rating": "2", "note": "{}"}),
     "answer": ("/study/{}/answer", {"variant_id": "{}", "idempotency_key": "{}",
                                     "answer": "{}", "answer.0": "{}"}),
-    "explanation": ("/study/x/attempts/1/explanation", {"explanation": "{}"}),
+    "explanation": ("/study/x/attempts/1/explanation", {"explanation": "{}", "rule": "{}"}),
     "rating": ("/study/x/attempts/1/rating", {"rating": "{}"}),
     "link": ("/link/redeem", {"code": "{}"}),
 }

@@ -168,8 +168,7 @@ def test_no_view_before_grading_gives_any_question_away(learner, app, db, bank):
             assert_nothing_given_away(seen, variant, seed)
             met.add(seen.question_id)
             if attempt["graded"]:
-                explained = learner.post(f"/api/attempts/{attempt['id']}/explanation",
-                                         json={"explanation": "I see it now"}).json
+                explained = learner.explain(attempt, explanation="I see it now").json
                 in_json, _ = needles(variant, seed)
                 revealed = json.dumps(explained, ensure_ascii=False)
                 assert explained["reveal"]["correct_answer"] == variant.answer

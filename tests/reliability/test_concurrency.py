@@ -30,6 +30,7 @@ from sqlalchemy import select
 from quizsvc.review import scheduling
 from quizsvc.review.scheduling import CardState, ReviewRating
 from quizsvc.store.models import Attempt, ReviewCard, ReviewLog, ServedVariant
+from tests.support.browsers import diagnosis
 from tests.support.reliability import HttpBrowser, Oracle, Service, learner_id, serve
 
 WORKERS = 4
@@ -199,7 +200,8 @@ def study(run: LearnerRun, oracle: Oracle, answers: int, seed: int, deadline: fl
             elif not attempt["correct"] and rng.random() < 0.5:
                 explained = expect(run, browser.post(
                     f"/api/attempts/{attempt['id']}/explanation",
-                    {"explanation": f"I mixed up the budgets ({keys})"}), 200, "explain")
+                    diagnosis(attempt, explanation=f"I mixed up the budgets ({keys})")), 200,
+                    "explain")
             run.answered.append(Answered(attempt["id"], question["question_id"],
                                          bool(attempt["correct"]), rating, explained))
 

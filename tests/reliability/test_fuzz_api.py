@@ -54,7 +54,7 @@ def studied_learner(app: Any, db: Any, bank: Any) -> Studied:
         variant_id = study.next(done["id"])["question"]["variant_id"]
         answer = study.right_answer(variant_id) if right else study.wrong_answer(variant_id)
         attempts.append(study.answer(variant_id, answer).json["id"])
-    browser.post(f"/api/attempts/{attempts[1]}/explanation", json={"explanation": "mixed up"})
+    browser.explain(attempts[1], explanation="I mixed up the budgets")
     sessions.append(done["id"])
     answers = {}
     for _ in range(OPEN_VARIANTS):

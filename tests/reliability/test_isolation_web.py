@@ -177,7 +177,7 @@ def read_alices_attempt(mallory, a):
 @attack("POST", "/study/<session_id>/attempts/<int:attempt_id>/explanation")
 def explain_to_see_alices_answer(mallory, a):
     status(mallory.post(f"{a.session_url}/attempts/{a.attempt_id}/explanation",
-                        explanation="show me"), 404)
+                        explanation="show me the answer", rule="running-first"), 404)
 
 
 @attack("POST", "/study/<session_id>/attempts/<int:attempt_id>/rating")
@@ -391,7 +391,8 @@ STATE_CHANGES = [
     ("/lessons/{lesson}/self-assessment", {"ref": "{section}", "rating": "4", "note": "evil"}),
     ("{session}/answer", {"variant_id": "{variant}", "idempotency_key": "x", "answer.0": "1",
                           "answer.1": "1"}),
-    ("{session}/attempts/{attempt}/explanation", {"explanation": "evil"}),
+    ("{session}/attempts/{attempt}/explanation", {"explanation": "an evil explanation",
+                                                  "rule": "running-first"}),
     ("{session}/attempts/{attempt}/rating", {"rating": "again"}),
     ("{session}/attempts/{attempt}/rating/undo", {}),
     ("/link/code", {}),
@@ -403,7 +404,8 @@ STATE_CHANGES = [
     ("{session}/report", {"variant_id": "{variant}", "reason": "wrong_answer", "text": "evil"}),
     ("/api/link-codes", {}),
     ("/api/sessions", {"lesson": LESSON}),
-    ("/api/attempts/{attempt}/explanation", {"explanation": "evil"}),
+    ("/api/attempts/{attempt}/explanation", {"explanation": "an evil explanation",
+                                             "rule": "running-first"}),
 ]
 
 

@@ -223,8 +223,7 @@ def test_every_change_to_a_learner_s_reviews_bumps_review_seq_and_nothing_else_d
         clock.advance(minutes=1)
     assert set(answered) == {"numeric", "choice", "flashcard", "explain"}
 
-    explained = browser.post(f"/api/attempts/{answered['numeric']['id']}/explanation",
-                             json={"explanation": "split it evenly"})
+    explained = browser.explain(answered["numeric"], explanation="split it evenly")
     assert explained.status_code == 200
     bumped(1)
     assert browser.post(f"/api/attempts/{answered['choice']['id']}/rating",
@@ -292,8 +291,7 @@ def test_a_missing_or_unreadable_answer_key_grades_the_same_from_the_rebuilt_var
     assert attempt.misconception_id == (expected.misconception.id
                                         if expected.misconception else None)
     if not expected.correct:
-        body = browser.post(f"/api/attempts/{body['id']}/explanation",
-                            json={"explanation": "why"}).json
+        body = browser.explain(body, explanation="I do not know why").json
     assert body["reveal"]["correct_answer"] == variant.answer
     assert body["reveal"]["solution"] == {"en": variant.solution.en, "zh": variant.solution.zh}
     assert (body["reveal"]["misconception"] or {}).get("id") == attempt.misconception_id
@@ -351,8 +349,7 @@ def test_a_served_variant_keeps_its_answer_key_on_the_server_only(
             browser.get(f"/api/attempts/{wrong['id']}")
             browser.post(f"/api/attempts/{wrong['id']}/rating", json={"rating": "again"})
             before_reveal = len(browser.bodies)
-            explained = browser.post(f"/api/attempts/{wrong['id']}/explanation",
-                                     json={"explanation": "I split it evenly"})
+            explained = browser.explain(wrong, explanation="I split it evenly")
             solution_sent_at = before_reveal
             assert explained.json["reveal"]["solution"]["en"] == NUMERIC_SOLUTION[0]
         elif kind == "choice":

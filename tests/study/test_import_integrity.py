@@ -133,8 +133,7 @@ def test_a_signed_export_re_imports_with_its_reveals_and_withheld_answers(
     mine = [browser.get(f"/api/attempts/{n}").json for n in attempt_ids(db, browser)]
     assert [a["reveal"] is not None for a in mine] == [True, False]
     unrevealed = next(a for a in mine if a["explanation_required"])
-    explained = browser.post(f"/api/attempts/{unrevealed['id']}/explanation",
-                             json={"explanation": "I split it evenly"})
+    explained = browser.explain(unrevealed, explanation="I split it evenly")
     assert explained.status_code == 200
     assert explained.json["reveal"]["correct_answer"] == wrong_answer_key(bank, exported)
 

@@ -39,7 +39,7 @@ def test_sections_weakest_and_history(study: Study, browser: ApiBrowser, clock: 
     assert [item["question_id"] for item in report["weakest"]] == ["budget-split"]
     assert report["weakest"][0] | {"title": None} == {
         "question_id": "budget-split", "title": None, "answers": 3, "correct": 1,
-        "taught_at": f"/lessons/{LESSON_ID}#budget"}
+        "taught_at": f"/lessons/{LESSON_ID}#rule-running-first"}  # its first rule
     assert [(day["answers"], day["correct"]) for day in report["history"]] == [(1, 0), (3, 2)]
 
 

@@ -16,8 +16,7 @@ def explained(study: Study, browser: ApiBrowser, wrong: Any | None = None) -> di
     vid = study.next(session["id"])["question"]["variant_id"]
     answer = study.wrong_answer(vid) if wrong is None else wrong
     attempt = study.answer(vid, answer).json
-    response = browser.post(f"/api/attempts/{attempt['id']}/explanation",
-                            json={"explanation": "I split it evenly"})
+    response = browser.explain(attempt, explanation="I split it evenly")
     assert response.status_code == 200, response.json
     return response.json
 

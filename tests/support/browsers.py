@@ -3,7 +3,20 @@ looked up."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
+
+# A wrong answer's explanation long enough to count as a sentence (``review.diagnosis``).
+SENTENCE = "I gave the budget to the wrong request."
+RULE_RADIO = re.compile(r'name="rule" value="([^"]+)"')
+
+
+def diagnosis(attempt: dict, rule: str | None = None, explanation: str = SENTENCE) -> dict:
+    """Return an explanation's body for an attempt's JSON: ``rule`` (default: the first rule
+    the attempt offers) and a sentence."""
+    if rule is None:
+        rule = attempt["diagnosis_options"][0]["id"] if attempt["diagnosis_options"] else None
+    return {"rule": rule, "explanation": explanation}
 
 
 class ApiBrowser:
@@ -48,6 +61,15 @@ class ApiBrowser:
         """DELETE with the CSRF header."""
         return self.send("DELETE", url, **kwargs)
 
+    def explain(self, attempt: dict | int, rule: str | None = None,
+                explanation: str = SENTENCE) -> Any:
+        """Explain a wrong attempt (its JSON, or its id: read first) with a rule it offers
+        (the first, unless given) and a sentence; return the response."""
+        if isinstance(attempt, int):
+            attempt = self.get(f"/api/attempts/{attempt}").json
+        return self.post(f"/api/attempts/{attempt['id']}/explanation",
+                         json=diagnosis(attempt, rule, explanation))
+
 
 class FormBrowser:
     """One browser on the pages: cookies kept, forms posted with the hidden CSRF field, the
@@ -69,6 +91,15 @@ class FormBrowser:
     def post(self, url: str, **fields: Any) -> Any:
         """Post a form as the page would (with the hidden CSRF field)."""
         return self.client.post(url, data={"csrf_token": self.csrf, **fields})
+
+    def explain(self, attempt_url: str, rule: str | None = None,
+                explanation: str = SENTENCE) -> Any:
+        """Post the attempt page's explanation form: ``rule`` (default: the first the page
+        offers) and a sentence; return the response."""
+        if rule is None:
+            found = RULE_RADIO.search(self.get(attempt_url).get_data(as_text=True))
+            rule = found.group(1) if found else ""
+        return self.post(f"{attempt_url}/explanation", explanation=explanation, rule=rule)
 
 
 class Study:

@@ -32,10 +32,18 @@ LESSON_ID = "27-vllm-v1-ledger"
 BUDGET_ANCHOR = SourceAnchor("vllm/v1/core/sched/scheduler.py", "schedule", (800, 871))
 
 
+# The graded questions test one rule and name one wrong model (which breaks it): a wrong
+# answer's diagnosis is offered both rules of their section, "budget".
+GRADED_RULES = {"budget-split": ("even-split",), "running-first": ("fifo",)}
+
+
 def question(qid: str, kind: QuestionKind, section: str) -> Question:
     """Build a fake question in the fake lesson."""
+    wrong_models = GRADED_RULES.get(qid, ())
     return Question(id=qid, lesson=LESSON_ID, kind=kind, section=section, tags=("fake",),
-                    anchors=(BUDGET_ANCHOR,), title=Text(zh=f"题 {qid}", en=f"Question {qid}"))
+                    anchors=(BUDGET_ANCHOR,), title=Text(zh=f"题 {qid}", en=f"Question {qid}"),
+                    rules=("running-first",) if wrong_models else (),
+                    misconceptions=wrong_models)
 
 
 @dataclass
@@ -52,7 +60,9 @@ class FakeBank(Grader):
         id=LESSON_ID, title=Text(zh="vLLM 调度账本", en="The vLLM scheduling ledger"),
         sections=(Section("budget", Text(zh="预算", en="Budgets")),
                   Section("spec", Text(zh="投机", en="Speculation"))),
-        rules=(Rule("running-first", Text(zh="先 running", en="Running first"), "budget"),))})
+        rules=(Rule("running-first", Text(zh="先 running", en="Running first"), "budget"),
+               Rule("two-budgets", Text(zh="两个预算", en="Two budgets"), "budget"),
+               Rule("rollback", Text(zh="回退", en="Rollback"), "spec")))})
     questions: dict[str, Question] = field(default_factory=lambda: {q.id: q for q in (
         question("budget-split", QuestionKind.NUMERIC, "budget"),
         question("running-first", QuestionKind.CHOICE, "budget"),

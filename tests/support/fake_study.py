@@ -79,9 +79,14 @@ class FakeStudy:
         self.keys += 1
         return answering.submit(self.ctx, variant_id, answer, key or f"key-{self.keys}")
 
-    def explain(self, attempt_id: int, explanation: str) -> AttemptView:
-        """Say why a wrong answer was wrong (which reveals it)."""
-        return answering.explain_attempt(self.ctx, attempt_id, explanation)
+    def explain(self, attempt_id: int, explanation: str, rule: str | None = None
+                ) -> AttemptView:
+        """Say why a wrong answer was wrong (which reveals it): a sentence and a rule the
+        attempt offers (the first, unless given)."""
+        if rule is None:
+            offered = answering.get_attempt(self.ctx, attempt_id).diagnosis_options
+            rule = offered[0].id if offered else None
+        return answering.explain_attempt(self.ctx, attempt_id, explanation, rule)
 
     def rate(self, attempt_id: int, rating: str) -> AttemptView:
         """Rate an attempt's review."""

@@ -134,3 +134,22 @@ def answer_until(page: Any, live: LiveServer, kind: str) -> None:
         page.locator("#next-link").wait_for()
         next_question(page)
     raise AssertionError(f"no {kind} question came up")
+
+
+def diagnose(page: Any, sentence: str, rule: int = 0) -> None:
+    """Write the explanation and pick the ``rule``-th offered rule with the keyboard (Space
+    on a radio checks it), without submitting; focus stays on that radio."""
+    page.locator("#explanation").focus()
+    page.keyboard.type(sentence)
+    page.keyboard.press("Tab")  # into the rule group
+    page.locator("#rule-choices input[name='rule']").nth(rule).focus()
+    page.keyboard.press("Space")
+
+
+def explain(page: Any, sentence: str, rule: int = 0) -> None:
+    """Diagnose (``diagnose``), then submit the explanation with Enter on its button and
+    wait for the reveal."""
+    diagnose(page, sentence, rule)
+    page.locator("#explain-form button").focus()
+    page.keyboard.press("Enter")
+    page.locator("#reveal").wait_for()

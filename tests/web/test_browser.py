@@ -41,8 +41,9 @@ def test_a_closed_book_quiz_wrong_then_explained_then_right_and_rated(
     assert page.evaluate("document.activeElement.id") == "explanation"
     shot(page, "quiz-wrong-explain")
 
-    page.keyboard.type("I gave the waiting request budget first")
-    page.keyboard.press("Tab")
+    steps.diagnose(page, "I gave the waiting request budget first")
+    assert steps.focus_is_visible(page)
+    page.keyboard.press("Tab")  # out of the rule group, to the button
     assert steps.focus_is_visible(page)
     page.keyboard.press("Enter")
     page.locator("#reveal").wait_for()
@@ -212,11 +213,7 @@ def test_everything_works_with_javascript_off(nojs_page: Any, live_server: LiveS
     assert page.locator("h1").inner_text() == "✗ 答错了"  # the icon, then the words
     assert page.locator("#reveal").count() == 0
     shot(page, "nojs-quiz-wrong")
-    page.locator("#explanation").focus()
-    page.keyboard.type("I forgot that running goes first")
-    page.locator("#explain-form button").focus()
-    page.keyboard.press("Enter")
-    page.locator("#reveal").wait_for()
+    steps.explain(page, "I forgot that running goes first")
     shot(page, "nojs-quiz-reveal")
     steps.next_question(page)
     steps.type_answer(page, live_server, right=True)

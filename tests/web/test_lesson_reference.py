@@ -106,7 +106,7 @@ def test_a_new_learners_first_quiz_starts_with_the_first_worked_example_and_its_
     answered = browser.post(f"{session_url}/answer", variant_id=variant_id, idempotency_key=key,
                             **{"answer.0": "0", "answer.1": "0", "answer.2": "0"})
     attempt_url = answered.headers["Location"]
-    browser.post(f"{attempt_url}/explanation", explanation="I gave waiting requests nothing")
+    browser.explain(attempt_url, explanation="I gave waiting requests nothing")
     reveal = text_of(browser.get(attempt_url))
     assert f'href="/lessons/{LESSON}#rule-demand"' in reveal
     solution = reveal.split('<div class="solution rendered">', 1)[1].split("</div></div>", 1)[0]

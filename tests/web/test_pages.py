@@ -196,9 +196,9 @@ def test_a_wrong_answer_must_be_explained_before_the_reveal(learner: Learner, db
                            db.get(ServedVariant, hidden["variant_id"]).seed)
     assert variant.solution.zh not in result and 'id="reveal"' not in result
     assert 'id="next-link"' not in result
-    empty = learner.post(f"{attempt_url}/explanation", explanation="   ")
+    empty = learner.explain(attempt_url, explanation="   ")
     assert empty.status_code == 422 and variant.solution.zh not in empty.get_data(as_text=True)
-    explained = learner.post(f"{attempt_url}/explanation", explanation="I split it evenly")
+    explained = learner.explain(attempt_url, explanation="I split it evenly")
     assert explained.status_code == 303
     reveal = learner.get(attempt_url).get_data(as_text=True)
     assert variant.solution.zh in reveal
@@ -213,7 +213,7 @@ def test_a_right_answer_is_rated_hard_good_or_easy(learner: Learner, db: Any) ->
     session_url = learner.start()
     _, first = learner.question(session_url)
     learner.post(f"{session_url}/answer", **first, **vector_fields([0, 0]))
-    learner.post(f"{session_url}/attempts/1/explanation", explanation="x")
+    learner.explain(f"{session_url}/attempts/1")
     _, second = learner.question(session_url)
     answered = learner.post(f"{session_url}/answer", **second, answer="running")
     attempt_url = answered.headers["Location"]
@@ -292,7 +292,7 @@ def test_a_finished_session_says_so(learner: Learner) -> None:
     session_url = learner.start(size=1)
     _, hidden = learner.question(session_url)
     learner.post(f"{session_url}/answer", **hidden, **vector_fields([0, 0]))
-    learner.post(f"{session_url}/attempts/1/explanation", explanation="x")
+    learner.explain(f"{session_url}/attempts/1")
     assert "本轮完成" in learner.get(session_url).get_data(as_text=True)
 
 

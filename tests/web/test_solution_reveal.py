@@ -26,11 +26,7 @@ def answer_wrong_and_explain(page: Any, live_server: LiveServer) -> None:
     steps.type_answer(page, live_server, right=False)
     steps.submit_with_enter(page)
     page.locator("#explanation").wait_for()
-    page.locator("#explanation").focus()
-    page.keyboard.type("I gave the waiting request its whole prompt")
-    page.locator("#explain-form button").focus()
-    page.keyboard.press("Enter")
-    page.locator("#reveal").wait_for()
+    steps.explain(page, "I gave the waiting request its whole prompt")
 
 
 def assert_rendered(page: Any) -> None:

@@ -63,6 +63,7 @@ def test_reload_and_back_keep_the_question_the_gate_and_the_reveal(
     assert page.locator("#reveal").count() == 0, "reloading the gate reveals nothing"
 
     page.locator("#explanation").fill("I gave the waiting request its budget first")
+    page.locator("input[name='rule']").first.check()
     page.locator("#explain-form button").click()
     page.wait_for_url(re.compile(r".*/attempts/\d+#reveal$"))
     expect(page.locator("#reveal")).to_be_visible()
@@ -121,7 +122,8 @@ def test_digits_pick_options_and_ctrl_enter_sends_the_explanation(
     steps.submit_by_keyboard(page)
     page.wait_for_url(re.compile(r".*/attempts/\d+$"))
     assert page.evaluate("document.activeElement.id") == "explanation"
-    page.keyboard.type("I picked the queue that arrived first")
+    steps.diagnose(page, "I picked the queue that arrived first")
+    page.locator("#explanation").focus()
     page.keyboard.press("Control+Enter")
     page.wait_for_url(re.compile(r".*#reveal$"))
     expect(page.locator("#reveal")).to_be_visible()

@@ -59,8 +59,15 @@ class Explanation(MethodView):
     @blp.arguments(ExplanationSchema)
     @blp.response(200, AttemptSchema)
     def post(self, body: dict[str, Any], attempt_id: int) -> Any:
-        """Record why the answer was wrong; reveals answer, solution, feedback, lesson link."""
-        return answering.explain_attempt(current_context(), attempt_id, body["explanation"])
+        """Record why the answer was wrong: ``rule``, the rule the learner thinks they broke
+        (one of the attempt's ``diagnosis_options``; 422 on ``rule`` otherwise), and a
+        sentence (at least 3 words or 6 Chinese characters; 422 on ``explanation``).
+
+        Reveals answer, solution, feedback and lesson link; where the answer matched a wrong
+        model, ``reveal.diagnosis.matched`` says whether ``rule`` is the one it breaks.
+        """
+        return answering.explain_attempt(current_context(), attempt_id, body["explanation"],
+                                         body["rule"])
 
 
 @blp.route("/<int:attempt_id>/rating")

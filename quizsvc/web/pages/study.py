@@ -28,9 +28,11 @@ from quizsvc.http.arguments import (
 from quizsvc.http.context import current_context
 from quizsvc.http.language import current_lang, interval_text
 from quizsvc.http.metrics import answer_graded
+from quizsvc.review import diagnosis
 from quizsvc.study import answering, reviews, serving, sessions, variants
 from quizsvc.study import attempt_page as attempt_pages
 from quizsvc.study import lessons as reading
+from quizsvc.study.limits import MAX_EXPLANATION
 from quizsvc.web.forms import answer_from_form
 from quizsvc.web.pages.chrome import bp, parse_form, said, see_other
 from quizsvc.web.presentation import (
@@ -209,8 +211,12 @@ def answer_practice(session_id: str, variant_id: str) -> BaseResponse | tuple[st
 
 
 def attempt_page(session_id: str, attempt_id: int, error: tuple[str, str] | None = None,
-                 status: int = 200) -> tuple[str, int]:
-    """Render an attempt's result: the reveal only once it has been earned."""
+                 status: int = 200, posted: dict[str, str] | None = None) -> tuple[str, int]:
+    """Render an attempt's result: the reveal only once it has been earned.
+
+    ``posted`` is a refused explanation form, shown again as it was filled in.
+    """
+    posted = posted or {}
     lang = current_lang()
     page = attempt_pages.attempt_page(current_context(), attempt_id, lang)
     result = page.result
@@ -223,6 +229,8 @@ def attempt_page(session_id: str, attempt_id: int, error: tuple[str, str] | None
         answer_text=partial(answer_text, lang=lang), compare_rows=compare_rows,
         model_step=page.model_step, model_cells=model_cells,
         can_try_variant=page.can_try_variant, tried_variant=page.tried_variant,
+        min_words=diagnosis.MIN_WORDS, min_han=diagnosis.MIN_HAN,
+        explained_text=posted.get("explanation", ""), picked_rule=posted.get("rule"),
     ), status
 
 
@@ -237,9 +245,12 @@ def explain(session_id: str, attempt_id: int) -> BaseResponse | tuple[str, int]:
     """Record why a wrong answer was wrong, which reveals the answer and solution."""
     try:
         form = parse_form(ExplanationSchema())
-        answering.explain_attempt(current_context(), attempt_id, form["explanation"])
+        answering.explain_attempt(current_context(), attempt_id, form["explanation"],
+                                  form["rule"])
     except Invalid as error:
-        return attempt_page(session_id, attempt_id, said(error), 422)
+        posted = {name: request.form.get(name, "")[:MAX_EXPLANATION]
+                  for name in ("explanation", "rule")}
+        return attempt_page(session_id, attempt_id, said(error), 422, posted)
     return see_other("web.attempt", session_id=session_id, attempt_id=attempt_id,
                      anchor="reveal")
 
