@@ -146,7 +146,7 @@ def test_the_browser_lists_every_item_with_its_state(browser: Any, study: Any,
 
 @pytest.mark.parametrize(("query", "found"), [
     ("split", ["budget-split"]),
-    ("题 running", ["running-first"]),  # zh title
+    ("题 running", ["budget-split", "running-first"]),  # zh title, and a rule budget-split tests
     ("question WHY", ["why-rollback"]),  # en title, any case
     ("fake", ["budget-split", "running-first", "computed-card", "why-rollback"]),  # a tag
     ("预算", ["budget-split", "running-first"]),  # a section's zh title
@@ -171,8 +171,9 @@ def test_search_finds_a_rule_by_its_id_and_its_zh_and_en_title(bank: Any, query:
     from quizsvc.study.browse import haystack, matches
     lesson = bank.lessons[LESSON_ID]
     ruled = dataclasses.replace(bank.questions["budget-split"], rules=("running-first",))
+    unruled = dataclasses.replace(bank.questions["budget-split"], rules=())
     assert matches(query, haystack(lesson, ruled), "new")
-    assert not matches(query, haystack(lesson, bank.questions["budget-split"]), "new")
+    assert not matches(query, haystack(lesson, unruled), "new")
 
 
 @pytest.mark.parametrize(("query", "field"), [

@@ -74,8 +74,7 @@ def test_a_new_variant_waits_for_the_reveal(study: Study, browser: ApiBrowser) -
     wrong = answer_question(study, "budget-split", right=False)
     refused = new_variant(browser, wrong)
     assert refused.status_code == 409 and refused.json["reason"] == "not_revealed"
-    explained = browser.post(f"/api/attempts/{wrong['id']}/explanation",
-                             json={"explanation": "I served the waiting queue first."})
+    explained = browser.explain(wrong, explanation="I served the waiting queue first.")
     assert explained.status_code == 200
     assert new_variant(browser, wrong).status_code == 201
 

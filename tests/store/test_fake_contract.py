@@ -77,6 +77,13 @@ def plain(value: Any, ids: Ids) -> Any:
 # ---------------------------------------------------------------- scenarios
 
 
+def explain(ctx: Any, attempt_id: int, sentence: str) -> Any:
+    """Explain a wrong attempt with the first rule it offers, as a learner picks one."""
+    offered = answering.get_attempt(ctx, attempt_id).diagnosis_options
+    return answering.explain_attempt(ctx, attempt_id, sentence,
+                                     offered[0].id if offered else None)
+
+
 def shapes(uow: Any) -> Transcript:
     """Repositories need a shape; shapes do not nest; a failed write leaves nothing behind;
     ``locked`` takes the lock; a read is rolled back."""
@@ -213,7 +220,7 @@ def study_flow(uow: Any) -> Transcript:
         view = answer_next(session.id, right, f"day-{day}")
         transcript.append(plain(view, ids))
         if not right:
-            transcript.append(plain(answering.explain_attempt(now(), view.id, "misread"), ids))
+            transcript.append(plain(explain(now(), view.id, "I misread the budget"), ids))
         elif day == 1:
             transcript.append(plain(reviews.rating_intervals(now(), view.id), ids))
             transcript.append(plain(reviews.rate_attempt(now(), view.id, ReviewRating.EASY),
@@ -331,7 +338,7 @@ def mistakes_and_dues(uow: Any) -> Transcript:
         transcript.append(served.prompt.en)
         view = answering.submit(ctx, served.variant_id, "waiting", f"wrong-{n}")
         if n % 4 != 3:  # one in four is never explained: never revealed
-            answering.explain_attempt(ctx, view.id, "I served the waiting queue first")
+            explain(ctx, view.id, "I served the waiting queue first")
         with uow.read():
             transcript.append(list(uow.sessions.revealed_mistakes(ctx.learner_id,
                                                                   "running-first")))
@@ -369,7 +376,7 @@ def mastery_changes(uow: Any) -> Transcript:
         view = answering.submit(ctx, served.variant_id,
                                 variant.answer if right else wrong_of(variant), f"answer-{n}")
         if not right:
-            answering.explain_attempt(ctx, view.id, "I split the budget evenly")
+            explain(ctx, view.id, "I split the budget evenly")
         with uow.read():
             [outcome] = uow.sessions.session_outcomes(ctx.learner_id, f"q{n}")
             snapshot = uow.answers.read_snapshot(served.variant_id)

@@ -43,7 +43,8 @@ def test_the_report_costs_the_same_queries_for_one_learner_or_many(
         author_app.test_client(), "L")
     for number in range(5):
         browser = ApiBrowser(author_app)
-        answer_quiz(Study(browser, db, bank), right=number % 2 == 0, explanation="why")
+        answer_quiz(Study(browser, db, bank), right=number % 2 == 0,
+                    explanation="I mixed up the budgets")
         browser.put("/api/self-assessments/budget", json={"rating": 2})
         join(browser, large, f"L{number}", share=True)
         if number == 0:

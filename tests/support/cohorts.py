@@ -45,8 +45,7 @@ def answer_quiz(study: Study, right: bool, explanation: str | None = None) -> No
         result = study.answer(variant_id, answer)
         assert result.status_code == 201, result.json
         if explanation is not None and not right:
-            explained = study.browser.post(f"/api/attempts/{result.json['id']}/explanation",
-                                           json={"explanation": explanation})
+            explained = study.browser.explain(result.json, explanation=explanation)
             assert explained.status_code == 200, explained.json
 
 

@@ -206,10 +206,13 @@ class FakeAnswers(FakeRepository):
         found = self.tables.select("review_log", lambda row: row["attempt_id"] == attempt_id)
         return found[0]["rating"] if found else None
 
-    def record_explanation(self, attempt_id: int, explanation: str, now: datetime) -> None:
-        """Store why a wrong answer was wrong; that reveals its answer and solution."""
+    def record_explanation(self, attempt_id: int, explanation: str, rule: str | None,
+                           now: datetime) -> None:
+        """Store why a wrong answer was wrong and the rule the learner names as broken; that
+        reveals its answer and solution."""
         self.tables.update("attempt", lambda row: row["id"] == attempt_id,
-                           explanation=explanation, explained_at=now, revealed_at=now)
+                           explanation=explanation, diagnosed_rule=rule, explained_at=now,
+                           revealed_at=now)
 
     def review_of_attempt(self, attempt_id: int) -> LoggedReview | None:
         """Return the review logged for an attempt (None: it was not reviewed yet)."""
