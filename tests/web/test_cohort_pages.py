@@ -87,7 +87,8 @@ def test_an_unknown_join_code_is_a_404_page(author_app):
 
 def test_the_instructor_page_shows_the_cohort_and_only_shared_explanations(
         author_app, cohort, db, bank):
-    for name, share, words in (("Ada", True, "Shared words of Ada"), ("Bo", False, "Hidden words of Bo")):
+    for name, share, words in (("Ada", True, "Shared words of Ada"),
+                               ("Bo", False, "Hidden words of Bo")):
         browser = ApiBrowser(author_app)
         answer_quiz(Study(browser, db, bank), right=False, explanation=words)
         browser.post("/api/memberships", json={"code": cohort["join_code"],
