@@ -26,6 +26,7 @@ class AttemptPage:
     question: ServedQuestion | None
     intervals: dict[str, timedelta]
     model_step: ModelStep | None
+    rated_by_learner: bool = False  # else the rating shown is the one a right answer gets
 
 
 def attempt_page(ctx: Context, attempt_id: int, lang: str) -> AttemptPage:
@@ -35,9 +36,11 @@ def attempt_page(ctx: Context, attempt_id: int, lang: str) -> AttemptPage:
         attempt = answering.owned_attempt(ctx, attempt_id)
         result = answering.stored_view(ctx, attempt)
         intervals = reviews.intervals_of(ctx, attempt) if result.rating_choices else {}
+        logged = ctx.uow.answers.review_of_attempt(attempt.id) if result.rating else None
     matched = result.reveal is not None and result.reveal.wrong_model is not None
     return AttemptPage(
         result=result,
         question=answering.question_of(ctx, attempt),
         intervals=intervals,
-        model_step=answering.model_step_of(ctx, attempt, lang) if matched else None)
+        model_step=answering.model_step_of(ctx, attempt, lang) if matched else None,
+        rated_by_learner=logged is not None and logged.rated_by_learner)

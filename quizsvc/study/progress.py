@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 
+from quizsvc.bank.kinds import GRADED
 from quizsvc.bank.model import Text
 from quizsvc.review import calibration, scheduling
 from quizsvc.store import progress as store
@@ -200,6 +201,7 @@ class Progress:
     mastered: int
     accuracy: Accuracy
     calibration: calibration.Calibration
+    graded: int = 0  # the graded questions: only they can become mastery (of ``questions``)
 
 
 def accuracy(ctx: Context, lesson: str | None = None) -> Accuracy:
@@ -250,7 +252,8 @@ def progress_report(ctx: Context, lesson: str | None = None) -> Progress:
                     else ctx.uow.progress.mastered_count(ctx.identity.learner_id, lesson))
         return Progress(lesson, questions, due.due_now, due.new, mastered,
                         accuracy(ctx, lesson),
-                        calibration.calibrate(calibration_pairs(ctx, lesson)))
+                        calibration.calibrate(calibration_pairs(ctx, lesson)),
+                        graded=len(ctx.index.graded_ids(lesson)))
 
 
 HISTORY_DAYS = 30
@@ -268,6 +271,7 @@ class SectionProgress:
     mastered: int
     answers: int
     correct: int
+    graded: int = 0  # of ``questions``, those that can become mastery
 
     @property
     def accuracy(self) -> float | None:
@@ -333,11 +337,12 @@ def section_report(ctx: Context, lesson: str | None = None) -> SectionReport:
             ids = [q.id for q in questions if q.section == section.id]
             if not ids:
                 continue
+            graded = sum(1 for q in questions if q.section == section.id and q.kind in GRADED)
             right = sum(counts.get(qid, [0, 0])[0] for qid in ids)
             wrong = sum(counts.get(qid, [0, 0])[1] for qid in ids)
             sections.append(SectionProgress(lesson_id, section.id, section.title, len(ids),
                                             sum(1 for qid in ids if qid in mastered),
-                                            right + wrong, right))
+                                            right + wrong, right, graded))
     weak = sorted((qid for qid, (right, wrong) in counts.items()
                    if wrong and qid in ctx.index.questions),
                   key=lambda qid: (-counts[qid][1], counts[qid][0], qid))

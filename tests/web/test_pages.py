@@ -357,7 +357,8 @@ def test_the_lesson_links_each_worked_example_to_the_simulator(learner: Learner)
 def test_progress_shows_a_30_day_forecast_as_a_chart_and_a_table(learner: Learner) -> None:
     page = learner.get("/progress").get_data(as_text=True)
     assert 'role="img"' in page
-    assert len(re.findall(r'<tr><th scope="row">\d{4}-\d\d-\d\d</th>', page)) == 30
+    assert len(re.findall(r'<tr><th scope="row"><time datetime="(\d{4}-\d\d-\d\d)">\1</time></th>',
+                          page)) == 30
     assert page.count('<th scope="row">') >= 34  # forecast days + four calibration rows
 
 

@@ -38,6 +38,7 @@ from quizsvc.web.presentation import (
     answer_text,
     compare_rows,
     model_cells,
+    model_differences,
     rated_attempt,
 )
 
@@ -48,8 +49,8 @@ NOTICES = frozenset({"answered_elsewhere"})  # ?notice= words a question page ma
 def home() -> str:
     """Show the starting page with a way into every activity and what is due."""
     ctx = current_context()
-    counts = {mode: sessions.start_counts(ctx, mode) for mode in sessions.MODES}
-    return render_template("home.html", counts=counts, lessons=reading.list_lessons(ctx))
+    return render_template("home.html", counts=sessions.home_counts(ctx),
+                           lessons=reading.list_lessons(ctx))
 
 
 def start_page(mode: sessions.Mode) -> str:
@@ -89,13 +90,19 @@ def start_session() -> BaseResponse:
     return see_other("web.session", session_id=started.id)
 
 
+def undo_offer() -> reviews.UndoableRating | None:
+    """Read the attempt just rated (``?rated=``) and what Undo would take back of it."""
+    attempt_id = rated_attempt(request.args.get("rated", ""))
+    return reviews.undoable_rating(current_context(), attempt_id) if attempt_id else None
+
+
 def question_page(item: Any, values: dict[str, Any] | None = None,
                   error: AnswerProblem | None = None, status: int = 200) -> tuple[str, int]:
     """Render the closed-book question page: prompt and inputs, never the answer."""
     notice = request.args.get("notice")
     return render_template(
         "question.html", item=item, served=item.question, session=item.session,
-        rated=rated_attempt(request.args.get("rated", "")),
+        rated=undo_offer(),
         values=values or {}, error=error, idempotency_key=secrets.token_urlsafe(18),
         notice=notice if notice in NOTICES else None,
         answer_template=KINDS[item.question.kind].template,
@@ -111,7 +118,7 @@ def session(session_id: str) -> str | tuple[str, int]:
     if item.done:
         return render_template("session_done.html",
                                summary=sessions.session_summary(ctx, session_id),
-                               rated=rated_attempt(request.args.get("rated", "")))
+                               rated=undo_offer())
     return question_page(item)
 
 
@@ -159,6 +166,7 @@ def attempt_page(session_id: str, attempt_id: int, error: tuple[str, str] | None
         else None,
         answer_text=partial(answer_text, lang=lang), compare_rows=compare_rows,
         model_step=page.model_step, model_cells=model_cells,
+        model_differences=model_differences, rated_by_learner=page.rated_by_learner,
     ), status
 
 
