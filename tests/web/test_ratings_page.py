@@ -34,7 +34,9 @@ def test_a_right_answers_rating_is_the_pressed_button_and_undo_says_what_it_take
     expect(status).to_contain_text("良好")
     expect(status).to_contain_text("可以改")
     assert "评分：" not in page.locator("main").inner_text()  # no "Rated: Good" before rating
-    assert page.locator("button[data-rating='good'] .pressed-mark").is_visible()
+    mark = page.locator("button[data-rating='good']").evaluate(
+        "(button) => getComputedStyle(button, '::before').content")
+    assert "✓" in mark  # pressed: a sign as well as the fill
     shot(page, "rating-provisional")
 
     page.locator("body").focus()
