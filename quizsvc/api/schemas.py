@@ -425,6 +425,9 @@ class ProgressSchema(ma.Schema):
     due_now = fields.Integer(dump_only=True)
     new = fields.Integer(dump_only=True)
     mastered = fields.Integer(dump_only=True)
+    graded = fields.Integer(dump_only=True, metadata={
+        "description": "the graded questions, of `questions`: only these can become mastery "
+                       "(flashcards and written explanations are self-rated)"})
     accuracy = fields.Nested(AccuracySchema, dump_only=True)
     calibration = fields.Nested(CalibrationSchema, dump_only=True)
     diagnoses = fields.List(fields.Nested(DiagnosisWeekSchema), dump_only=True, metadata={
@@ -441,6 +444,8 @@ class SectionProgressSchema(ma.Schema):
     section = fields.String(dump_only=True)
     title = fields.Nested(TextSchema, dump_only=True)
     questions = fields.Integer(dump_only=True)
+    graded = fields.Integer(dump_only=True, metadata={
+        "description": "the section's graded questions: only these can become mastery"})
     mastered = fields.Integer(dump_only=True)
     answers = fields.Integer(dump_only=True, metadata={"description": "closed-book, graded"})
     correct = fields.Integer(dump_only=True)

@@ -9,7 +9,7 @@ answered) marks it open-book here.
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -192,6 +192,19 @@ class ItemOutcome:
     mastered_at: datetime | None
 
 
+def open_condition(learner_id: int, lesson: str | None, kinds: Collection[str] | None
+                   ) -> list[Any]:
+    """Return the conditions of a learner's served variants still open closed-book (a
+    variant served as practice is not closed-book)."""
+    condition = [SERVED.c.learner_id == learner_id, SERVED.c.answered.is_(False),
+                 SERVED.c.open_book.is_(False), SERVED.c.practice.is_(False)]
+    if lesson is not None:
+        condition.append(SERVED.c.lesson == lesson)
+    if kinds is not None:
+        condition.append(SERVED.c.kind.in_(sorted(kinds)))
+    return condition
+
+
 class SessionRepository(Repository):
     """Keep study sessions, their items and the variants served for them."""
 
@@ -318,23 +331,19 @@ class SessionRepository(Repository):
         return self.connection.execute(update(SERVED).where(*condition)
                                        .values(open_book=True)).rowcount or 0
 
-    def open_variants(self, learner_id: int, lesson: str | None = None) -> int:
-        """Count this learner's open closed-book variants (of ``lesson``, or all); a variant
-        served as practice is not closed-book."""
-        condition = [SERVED.c.learner_id == learner_id, SERVED.c.answered.is_(False),
-                     SERVED.c.open_book.is_(False), SERVED.c.practice.is_(False)]
-        if lesson is not None:
-            condition.append(SERVED.c.lesson == lesson)
+    def open_variants(self, learner_id: int, lesson: str | None = None,
+                      kinds: Collection[str] | None = None) -> int:
+        """Count this learner's open closed-book variants (of ``lesson``, or all; of
+        ``kinds``, or any)."""
+        condition = open_condition(learner_id, lesson, kinds)
         return self.connection.scalar(
             select(func.count()).select_from(SERVED).where(*condition)) or 0
 
-    def session_of_open_variant(self, learner_id: int, lesson: str | None = None
-                                ) -> str | None:
-        """Return the session of this learner's latest open closed-book variant (of ``lesson``)."""
-        condition = [SERVED.c.learner_id == learner_id, SERVED.c.answered.is_(False),
-                     SERVED.c.open_book.is_(False), SERVED.c.practice.is_(False)]
-        if lesson is not None:
-            condition.append(SERVED.c.lesson == lesson)
+    def session_of_open_variant(self, learner_id: int, lesson: str | None = None,
+                                kinds: Collection[str] | None = None) -> str | None:
+        """Return the session of this learner's latest open closed-book variant (of ``lesson``,
+        of ``kinds``)."""
+        condition = open_condition(learner_id, lesson, kinds)
         found: str | None = self.connection.scalar(
             select(ITEMS.c.session_id)
             .select_from(ITEMS.join(SERVED, SERVED.c.id == ITEMS.c.variant_id))

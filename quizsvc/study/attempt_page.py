@@ -28,6 +28,7 @@ class AttemptPage:
     model_step: ModelStep | None
     can_try_variant: bool = False  # a new variant may follow (``study.variants``)
     tried_variant: bool = False  # this attempt answered a new variant, served as practice
+    rated_by_learner: bool = False  # else the rating shown is the one a right answer gets
 
 
 def attempt_page(ctx: Context, attempt_id: int, lang: str) -> AttemptPage:
@@ -39,6 +40,7 @@ def attempt_page(ctx: Context, attempt_id: int, lang: str) -> AttemptPage:
         intervals = reviews.intervals_of(ctx, attempt) if result.rating_choices else {}
         tried = attempt.practice and ctx.uow.sessions.practice_variant(
             ctx.learner_id, attempt.variant_id) is not None
+        logged = ctx.uow.answers.review_of_attempt(attempt.id) if result.rating else None
     matched = result.reveal is not None and result.reveal.wrong_model is not None
     return AttemptPage(
         result=result,
@@ -46,4 +48,5 @@ def attempt_page(ctx: Context, attempt_id: int, lang: str) -> AttemptPage:
         intervals=intervals,
         model_step=answering.model_step_of(ctx, attempt, lang) if matched else None,
         can_try_variant=variants.can_try(attempt) and attempt.question_id in ctx.index.questions,
-        tried_variant=tried)
+        tried_variant=tried,
+        rated_by_learner=logged is not None and logged.rated_by_learner)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from quizsvc.bank.kinds import GRADED
 from quizsvc.bank.model import GlossaryTerm, Question, Rule, Section, Variant
 from quizsvc.errors import N_, Conflict
 from quizsvc.study.context import Context
@@ -69,8 +70,9 @@ def closed_book(ctx: Context, lesson_id: str | None) -> ClosedBook:
         return ClosedBook(0, None)
     learner_id = ctx.identity.learner_id
     with ctx.uow.read():
-        count = ctx.uow.sessions.open_variants(learner_id, lesson_id)
-        session_id = (ctx.uow.sessions.session_of_open_variant(learner_id, lesson_id)
+        # Only graded questions are closed-book: an open flashcard is no reason to ask.
+        count = ctx.uow.sessions.open_variants(learner_id, lesson_id, GRADED)
+        session_id = (ctx.uow.sessions.session_of_open_variant(learner_id, lesson_id, GRADED)
                       if count else None)
     return ClosedBook(count, session_id)
 

@@ -11,6 +11,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 
+from quizsvc.bank.kinds import GRADED
 from quizsvc.bank.model import Text
 from quizsvc.review import calibration, diagnosis, scheduling
 from quizsvc.store import progress as store
@@ -203,6 +204,7 @@ class Progress:
     accuracy: Accuracy
     calibration: calibration.Calibration
     diagnoses: tuple[diagnosis.DiagnosisWeek, ...] = ()
+    graded: int = 0  # the graded questions: only they can become mastery (of ``questions``)
 
 
 def accuracy(ctx: Context, lesson: str | None = None) -> Accuracy:
@@ -284,7 +286,8 @@ def progress_report(ctx: Context, lesson: str | None = None) -> Progress:
         return Progress(lesson, questions, due.due_now, due.new, mastered,
                         accuracy(ctx, lesson),
                         calibration.calibrate(calibration_pairs(ctx, lesson)),
-                        diagnosis_weeks(ctx, lesson))
+                        diagnosis_weeks(ctx, lesson),
+                        graded=len(ctx.index.graded_ids(lesson)))
 
 
 HISTORY_DAYS = 30
@@ -302,6 +305,7 @@ class SectionProgress:
     mastered: int
     answers: int
     correct: int
+    graded: int = 0  # of ``questions``, those that can become mastery
 
     @property
     def accuracy(self) -> float | None:
@@ -387,9 +391,10 @@ def sections_of(index: BankIndex, lesson: str | None, counts: Mapping[str, list[
             ids = [q.id for q in questions if q.section == section.id]
             if not ids:
                 continue
+            graded = sum(1 for q in questions if q.section == section.id and q.kind in GRADED)
             right = sum(counts.get(qid, [0, 0])[0] for qid in ids)
             wrong = sum(counts.get(qid, [0, 0])[1] for qid in ids)
             sections.append(SectionProgress(lesson_id, section.id, section.title, len(ids),
                                             sum(1 for qid in ids if qid in mastered),
-                                            right + wrong, right))
+                                            right + wrong, right, graded))
     return tuple(sections)

@@ -7,9 +7,11 @@ wrong answer stays Again. A self-rated card (flashcard, free text) is reviewed w
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from quizsvc.errors import N_, Conflict
+from quizsvc.bank.model import Text
+from quizsvc.errors import N_, Conflict, NotFound
 from quizsvc.review import outcome, scheduling
 from quizsvc.review.ratings import ReviewRating
 from quizsvc.review.scheduling import SchedulerSettings
@@ -110,3 +112,32 @@ def undo_rating(ctx: Context, attempt_id: int) -> AttemptView:
                               ctx.now, settings)
         uow.answers.undo_review(logged, kept)
         return stored_view(ctx, attempt, int(kept.rating) if kept else None)
+
+
+@dataclass(frozen=True)
+class UndoableRating:
+    """A rating the learner gave that Undo can still take back: which attempt, the question's
+    title, the rating, and whether the answer was graded (Undo then returns it to the Good a
+    right answer gets; a self-rated card returns to how it was before)."""
+
+    attempt_id: int
+    title: Text
+    rating: str
+    graded: bool
+
+
+def undoable_rating(ctx: Context, attempt_id: int) -> UndoableRating | None:
+    """Say what Undo would take back of one of this learner's attempts, so the page can say it
+    before the learner presses it; ``None`` when there is nothing to undo (no rating of theirs,
+    reviewed again since, or not their attempt)."""
+    with ctx.uow.read():
+        try:
+            attempt = owned_attempt(ctx, attempt_id)
+        except NotFound:
+            return None
+        logged = ctx.uow.answers.review_of_attempt(attempt.id)
+    question = ctx.index.questions.get(attempt.question_id)
+    if logged is None or not logged.rated_by_learner or not logged.latest or question is None:
+        return None
+    return UndoableRating(attempt.id, question.title, ReviewRating(logged.rating).word,
+                          attempt.graded)

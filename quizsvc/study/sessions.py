@@ -8,6 +8,7 @@ are then served one by one (``quizsvc.study.serving``).
 from __future__ import annotations
 
 import base64
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal, get_args
@@ -171,13 +172,29 @@ def start_counts(ctx: Context, mode: Mode) -> StartCounts:
     The start pages show it, so a flashcards page counts flashcards and a quiz page graded
     questions, as ``start_session`` picks them.
     """
-    wanted = sorted(q.id for questions in ctx.index.by_lesson.values() for q in questions
-                    if wanted_in(mode, q.kind))
+    return counts_of(ctx, mode, lambda kind: wanted_in(mode, kind))
+
+
+def counts_of(ctx: Context, name: str, wanted: Callable[[str], bool]) -> StartCounts:
+    """Count the due and new questions of the ``wanted`` kinds, under ``name``."""
+    ids = sorted(q.id for questions in ctx.index.by_lesson.values() for q in questions
+                 if wanted(q.kind))
     if ctx.identity is None:
-        return StartCounts(mode, 0, len(wanted), 0)
+        return StartCounts(name, 0, len(ids), 0)
     with ctx.uow.read():
-        cards, due_now, held = ctx.uow.progress.card_counts(ctx.learner_id, wanted, ctx.now)
-    return StartCounts(mode, due_now, len(wanted) - cards - held, cards, held)
+        cards, due_now, held = ctx.uow.progress.card_counts(ctx.learner_id, ids, ctx.now)
+    return StartCounts(name, due_now, len(ids) - cards - held, cards, held)
+
+
+def home_counts(ctx: Context) -> dict[str, StartCounts]:
+    """Count the questions by how they are studied, in rows that add up to the whole: graded
+    (``quiz``), ``flashcards``, ``written`` explanations (served by review alone) and
+    ``review``, which serves them all."""
+    return {"quiz": start_counts(ctx, "quiz"),
+            "flashcards": start_counts(ctx, "flashcards"),
+            "written": counts_of(ctx, "written", lambda kind: not (
+                wanted_in("quiz", kind) or wanted_in("flashcards", kind))),
+            "review": start_counts(ctx, "review")}
 
 
 def owned_session(ctx: Context, session_id: str) -> store.SessionState:
@@ -223,6 +240,12 @@ class SummaryItem:
     due: datetime | None
     mastered: bool
     mastered_in_session: bool
+
+    @property
+    def can_master(self) -> bool:
+        """Tell whether the question can become mastery at all (a graded kind; flashcards and
+        written explanations are self-rated and never do)."""
+        return self.kind in GRADED
 
 
 @dataclass(frozen=True)

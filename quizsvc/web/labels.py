@@ -168,6 +168,7 @@ SIMULATOR_SCRIPT: dict[str, LazyString] = {
         ' the target step differ from the ones you set (the invariant is N + ph − C = 1).'),
     'sim_errors': _l('These settings cannot be used'),
     'sim_filler': _l('filler (warm-up only)'),
+    'note_paren': _l(' (%(note)s)'),  # the pages' bracketed note: full-width in Chinese
     'sim_mismatch': _l(
         'The warm-up did not build exactly the state you set (often: too few KV blocks, or '
         'padding); the table shows what the scheduler actually did:'),

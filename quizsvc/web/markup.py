@@ -9,7 +9,7 @@ renderer adds its own tags, so bank text can never inject markup into a page. Tw
   worked solution's step-by-step ledger trace below its explanation.
 
 Indented blocks are the lesson's formulas (``<pre class="formula">``); tables scroll on
-their own on narrow screens.
+their own on narrow screens, and a long identifier in prose may break after its ``_ / .``.
 """
 
 from __future__ import annotations
@@ -28,6 +28,10 @@ from markupsafe import Markup
 from mdit_py_plugins.attrs import attrs_block_plugin
 from mdit_py_plugins.container import container_plugin
 
+# An identifier or path long enough to widen a phone's page (max_num_new_slots_for_drafting,
+# vllm/v1/core/sched/scheduler.py): it may break after its _ / . separators.
+LONG_WORD = re.compile(r"[\w./:-]{16,}")
+BREAK_AFTER = re.compile(r"([_/.])(?=\w)")
 ALLOWED_ID = re.compile(r"^(?:rule|term|card)-[a-z0-9]+(?:-[a-z0-9]+)*$")
 BETWEEN_TAGS = re.compile(r">\n+<")
 
@@ -62,6 +66,13 @@ def _formula(renderer: Any, tokens: Sequence[Token], idx: int, _options: Any, _e
     return f'<pre class="formula"><code>{escape(body)}</code></pre>\n'
 
 
+def _text(renderer: Any, tokens: Sequence[Token], idx: int, _options: Any, _env: Any) -> str:
+    # <wbr> rather than CSS overflow-wrap on every paragraph, which makes Chromium lay out
+    # the long Chinese lesson several times slower.
+    return LONG_WORD.sub(lambda word: BREAK_AFTER.sub(r"\1<wbr>", word.group(0)),
+                         escape(tokens[idx].content))
+
+
 def _table_open(renderer: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
     # Focusable, so that a keyboard can scroll a table wider than a phone (WCAG 2.1.1).
     return ('<div class="table-wrap" tabindex="0">'
@@ -82,6 +93,7 @@ def parser() -> MarkdownIt:
     md.add_render_rule("code_block", _formula)
     md.add_render_rule("table_open", _table_open)
     md.add_render_rule("table_close", _table_close)
+    md.add_render_rule("text", _text)
     return md
 
 

@@ -93,6 +93,21 @@ def model_cells(step: ModelStep, rows: Sequence[Sequence[str]]) -> list[list[tup
     return marked
 
 
+def model_differences(step: ModelStep) -> list[tuple[str, str, str, str]]:
+    """List the cells where a wrong model's step differs from vLLM's, as (request, column,
+    vLLM's value, the model's value): the few numbers that matter, side by side, which fit
+    a phone where the two whole tables (folded below them) cannot."""
+    real = {row[0]: row for row in step.real}
+    found = []
+    for row in step.wrong:
+        same = real.get(row[0])
+        for index, cell in enumerate(row[1:], start=1):
+            vllm = same[index] if same is not None else gettext("—")
+            if vllm != cell:
+                found.append((row[0], step.header[index], vllm, cell))
+    return found
+
+
 @dataclass(frozen=True)
 class AnswerProblem:
     """Why an answer could not be read, placed where the learner typed it: the form field

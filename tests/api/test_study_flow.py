@@ -437,6 +437,13 @@ def test_a_free_text_answer_is_stored_never_graded(study, db):
 # ---------------------------------------------------------------- open book
 
 
+@pytest.mark.parametrize("kind", ["flashcard", "explain"])
+def test_an_open_self_rated_question_leaves_the_book_open(study, browser, kind):
+    """Only graded questions are closed-book: an open flashcard or explanation asks nothing."""
+    serve_kind(study, kind)
+    assert browser.get(f"/api/lessons/{LESSON_ID}").status_code == 200
+
+
 def test_the_lesson_is_refused_while_a_question_is_open_until_the_book_is_opened(
         study, browser):
     _, question = serve_kind(study, "numeric")

@@ -11,7 +11,7 @@ the real repositories (SQLite and PostgreSQL), so the two cannot drift apart.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -381,30 +381,33 @@ class FakeSessions(FakeRepository):
                 records[0]["mastered_at"] if records else None))
         return outcomes
 
-    def open_condition(self, learner_id: int, lesson: str | None) -> Any:
-        """Return "this learner's open closed-book variant (of ``lesson``, or any)"."""
+    def open_condition(self, learner_id: int, lesson: str | None,
+                       kinds: Collection[str] | None = None) -> Any:
+        """Return "this learner's open closed-book variant (of ``lesson``, or any; of
+        ``kinds``, or any)"; a variant served as practice is not closed-book."""
         return lambda row: (row["learner_id"] == learner_id and not row["answered"]
-                            and not row["open_book"]
-                            and (lesson is None or row["lesson"] == lesson))
+                            and not row["open_book"] and not row["practice"]
+                            and (lesson is None or row["lesson"] == lesson)
+                            and (kinds is None or row["kind"] in kinds))
 
     def mark_open_book(self, learner_id: int, lesson: str | None = None) -> int:
         """Mark this learner's open variants (of ``lesson``, or all) open-book; return how many."""
-        return self.tables.update("served_variant", self.open_condition(learner_id, lesson),
-                                  open_book=True)
+        return self.tables.update("served_variant", lambda row: (
+            row["learner_id"] == learner_id and not row["answered"] and not row["open_book"]
+            and (lesson is None or row["lesson"] == lesson)), open_book=True)
 
-    def open_variants(self, learner_id: int, lesson: str | None = None) -> int:
-        """Count this learner's open closed-book variants (of ``lesson``, or all); a variant
-        served as practice is not closed-book."""
-        condition = self.open_condition(learner_id, lesson)
+    def open_variants(self, learner_id: int, lesson: str | None = None,
+                      kinds: Collection[str] | None = None) -> int:
+        """Count this learner's open closed-book variants (of ``lesson``, or all; of
+        ``kinds``, or any)."""
         return len(self.tables.select("served_variant",
-                                      lambda row: condition(row) and not row["practice"]))
+                                      self.open_condition(learner_id, lesson, kinds)))
 
-    def session_of_open_variant(self, learner_id: int, lesson: str | None = None
-                                ) -> str | None:
+    def session_of_open_variant(self, learner_id: int, lesson: str | None = None,
+                                kinds: Collection[str] | None = None) -> str | None:
         """Return the session of this learner's latest open closed-book variant."""
         t = self.tables
-        condition = self.open_condition(learner_id, lesson)
-        latest = t.select("served_variant", lambda row: condition(row) and not row["practice"],
+        latest = t.select("served_variant", self.open_condition(learner_id, lesson, kinds),
                           order=lambda row: row["served_at"], reverse=True)
         for served in latest:
             items = t.select("session_item", lambda row, v=served["id"]: row["variant_id"] == v)

@@ -27,12 +27,13 @@ def test_a_new_learner_is_shown_where_to_start(app: Any) -> None:
 
 
 def test_home_counts_agree_with_the_start_pages(app: Any) -> None:
-    """FakeBank: two graded questions, one flashcard, one explanation."""
+    """FakeBank: two graded questions, one flashcard, one explanation; the rows add up."""
     learner = FormBrowser(app)
     page = learner.get("/").get_data(as_text=True)
-    assert counts_row(page, "闭卷测验") == [0, 2, 2]
+    assert counts_row(page, "评分题（闭卷测验）") == [0, 2, 2]
     assert counts_row(page, "闪卡") == [0, 1, 1]
-    assert counts_row(page, "复习") == [0, 4, 4]
+    assert counts_row(page, "书面解释（在复习中）") == [0, 1, 1]
+    assert counts_row(page, "全部（复习会出的题）") == [0, 4, 4]
     for path, new in (("/quiz", 2), ("/flashcards", 1), ("/review", 4)):
         assert f"到期 0 题，新题 {new} 题" in learner.get(path).get_data(as_text=True)
 

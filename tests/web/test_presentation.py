@@ -71,6 +71,15 @@ def test_only_the_cells_that_differ_from_the_real_run_are_marked():
         [("A", False), ("8", False)], [("B", False), ("3", False)]]
 
 
+def test_a_wrong_models_step_is_listed_as_the_cells_that_differ_only():
+    step = ModelStep(2, ("request", "n", "bound"),
+                     real=(("A", "8", "demand"), ("B", "3", "token_budget")),
+                     wrong=(("A", "8", "demand"), ("B", "4", "demand"), ("C", "1", "demand")))
+    assert presentation.model_differences(step) == [
+        ("B", "n", "3", "4"), ("B", "bound", "token_budget", "demand"),
+        ("C", "n", "—", "1"), ("C", "bound", "—", "demand")]
+
+
 def test_an_unreadable_answer_is_said_under_the_box_it_concerns():
     element = presentation.answer_problem(
         VECTOR, "answer", N_("element %(element)s: expected an integer, got %(got)s"),

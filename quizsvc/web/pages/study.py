@@ -41,6 +41,7 @@ from quizsvc.web.presentation import (
     answer_text,
     compare_rows,
     model_cells,
+    model_differences,
     rated_attempt,
 )
 
@@ -51,8 +52,8 @@ NOTICES = frozenset({"answered_elsewhere"})  # ?notice= words a question page ma
 def home() -> str:
     """Show the starting page with a way into every activity and what is due."""
     ctx = current_context()
-    counts = {mode: sessions.start_counts(ctx, mode) for mode in sessions.MODES}
-    return render_template("home.html", counts=counts, lessons=reading.list_lessons(ctx))
+    return render_template("home.html", counts=sessions.home_counts(ctx),
+                           lessons=reading.list_lessons(ctx))
 
 
 def start_page(mode: sessions.Mode) -> str:
@@ -92,6 +93,12 @@ def start_session() -> BaseResponse:
     return see_other("web.session", session_id=started.id)
 
 
+def undo_offer() -> reviews.UndoableRating | None:
+    """Read the attempt just rated (``?rated=``) and what Undo would take back of it."""
+    attempt_id = rated_attempt(request.args.get("rated", ""))
+    return reviews.undoable_rating(current_context(), attempt_id) if attempt_id else None
+
+
 def question_page(item: Any, values: dict[str, Any] | None = None,
                   error: AnswerProblem | None = None, status: int = 200,
                   answer_url: str | None = None) -> tuple[str, int]:
@@ -105,7 +112,7 @@ def question_page(item: Any, values: dict[str, Any] | None = None,
         "question.html", item=item, served=item.question, session=item.session,
         practice=getattr(item, "practice", False),
         answer_url=answer_url or url_for("web.answer", session_id=item.session.id),
-        rated=rated_attempt(request.args.get("rated", "")),
+        rated=undo_offer(),
         values=values or {}, error=error, idempotency_key=secrets.token_urlsafe(18),
         notice=notice if notice in NOTICES else None,
         answer_template=KINDS[item.question.kind].template,
@@ -121,7 +128,7 @@ def session(session_id: str) -> str | tuple[str, int]:
     if item.done:
         return render_template("session_done.html",
                                summary=sessions.session_summary(ctx, session_id),
-                               rated=rated_attempt(request.args.get("rated", "")))
+                               rated=undo_offer())
     return question_page(item)
 
 
@@ -231,6 +238,7 @@ def attempt_page(session_id: str, attempt_id: int, error: tuple[str, str] | None
         can_try_variant=page.can_try_variant, tried_variant=page.tried_variant,
         min_words=diagnosis.MIN_WORDS, min_han=diagnosis.MIN_HAN,
         explained_text=posted.get("explanation", ""), picked_rule=posted.get("rule"),
+        model_differences=model_differences, rated_by_learner=page.rated_by_learner,
     ), status
 
 

@@ -10,6 +10,9 @@
  *   - 1..4 presses the rating buttons (again, hard, good, easy) on the attempt page;
  *   - Ctrl+Enter (or Cmd+Enter) submits the explanation;
  *   - a list pasted into a vector answer's first box spreads over its boxes;
+ *   - Space or Enter flips a flashcard (its reveal button has focus from the start; these
+ *     keys also work where focus has left it for the page itself);
+ *   - Ctrl+Z (or Cmd+Z) presses Undo when the page offers to take the last rating back;
  *   - a second submit of the same form is ignored while the first is on its way. */
 "use strict";
 
@@ -66,6 +69,34 @@
     });
   }
 
+  /* Whether focus is on the page itself rather than on something a key already works on. */
+  function onPage(target) {
+    return !target || target === document.body || target === document.documentElement ||
+      !target.closest("a, button, input, select, textarea, summary, [tabindex]:not([tabindex='-1'])");
+  }
+
+  /* Space or Enter reveals a flashcard's back. */
+  function flipKeys(form) {
+    if (form.dataset.inputType !== "flashcard") return;
+    document.addEventListener("keydown", function (event) {
+      if (event.altKey || event.ctrlKey || event.metaKey || !onPage(event.target)) return;
+      if (event.key !== " " && event.key !== "Enter") return;
+      event.preventDefault();
+      if (form.requestSubmit) form.requestSubmit(); else form.submit();
+    });
+  }
+
+  /* Ctrl+Z (Cmd+Z) takes the last rating back, unless the learner is typing. */
+  function undoKey(undo) {
+    document.addEventListener("keydown", function (event) {
+      if (!(event.ctrlKey || event.metaKey) || event.altKey || event.shiftKey) return;
+      if (event.key !== "z" && event.key !== "Z") return;
+      if (typing(event.target)) return;
+      event.preventDefault();
+      if (undo.requestSubmit) undo.requestSubmit(); else undo.submit();
+    });
+  }
+
   function submitOnce(form) {
     form.addEventListener("submit", function (event) {
       if (form.dataset.sent) { event.preventDefault(); return; }
@@ -82,8 +113,14 @@
     var form = document.getElementById("answer-form");
     if (form) {
       optionKeys(form);
+      flipKeys(form);
       spreadPaste(form);
       submitOnce(form);
+    }
+    var undo = document.getElementById("undo-rating");
+    if (undo) {
+      submitOnce(undo);
+      undoKey(undo);
     }
     var explain = document.getElementById("explain-form");
     if (explain) {

@@ -153,7 +153,7 @@
       "col_n", "col_demand", "col_loop", "col_status"].map(function (key) { return cell("th", t(key), { scope: "col" }); }));
     var body = q.el("tbody", {}, view.rows.map(function (row) {
       var tr = q.el("tr", row.filler ? { "data-request": row.id, "class": "filler" } : { "data-request": row.id });
-      tr.appendChild(cell("th", row.id + (row.filler ? " (" + t("sim_filler") + ")" : ""), { scope: "row" }));
+      tr.appendChild(cell("th", row.id + (row.filler ? fill(t("note_paren"), { note: t("sim_filler") }) : ""), { scope: "row" }));
       tr.appendChild(cell("td", String(row.scheduled) + (row.drafts_verified ? " (" + row.drafts_verified + ")" : ""), { "class": "scheduled" }));
       tr.appendChild(cell("td", row.bound ? t("bound_" + row.bound) : t("none"), { "class": "bound" }));
       tr.appendChild(cell("td", row.computed_before + " → " + row.computed_after_schedule + " → " + row.computed_after_update));
@@ -194,7 +194,7 @@
     if (!chosen.length) return null;
     var details = q.el("details", { "class": kind === "after" ? "steps-after" : "steps-warmup" });
     if (open) details.setAttribute("open", "");
-    details.appendChild(q.el("summary", { text: title + " (" + chosen.length + ")" }));
+    details.appendChild(q.el("summary", { text: title + fill(t("note_paren"), { note: chosen.length }) }));
     chosen.forEach(function (v) {
       details.appendChild(stepBlock(v, fill(t("sim_step_heading"), { name: stepName(v.offset), step: v.step })));
     });

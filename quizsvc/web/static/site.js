@@ -80,14 +80,18 @@
     return Array.prototype.map.call(bytes, function (b) { return ("0" + b.toString(16)).slice(-2); }).join("");
   }
 
-  /* Show every <time datetime> in the learner's own time zone (the server writes UTC). */
+  /* Show every <time datetime> in the learner's own time zone and words (the server writes
+   * UTC); a bare day (2026-12-02) stays that day, said the learner's way. */
   function localTimes() {
     var lang = document.documentElement.lang || undefined;
     Array.prototype.forEach.call(document.querySelectorAll("time[datetime]"), function (node) {
-      var date = new Date(node.getAttribute("datetime"));
+      var value = node.getAttribute("datetime");
+      var date = new Date(value);
       if (isNaN(date)) return;
       node.title = node.textContent;
-      node.textContent = date.toLocaleString(lang, { dateStyle: "medium", timeStyle: "short" });
+      node.textContent = /^\d{4}-\d{2}-\d{2}$/.test(value)
+        ? date.toLocaleDateString(lang, { dateStyle: "medium", timeZone: "UTC" })
+        : date.toLocaleString(lang, { dateStyle: "medium", timeStyle: "short" });
     });
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", localTimes);
