@@ -17,7 +17,7 @@ and erasing (asked, erased). A second walk takes representative pages in the dar
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
