@@ -28,6 +28,7 @@ from quizsvc.review import calibration
 from quizsvc.review.ratings import SelfRating
 from quizsvc.store.cohorts import Membership, StoredCohort
 from quizsvc.store.unit_of_work import UnitOfWork
+from quizsvc.study.answering import MAX_ROW_ID
 from quizsvc.study.bank_index import BankIndex
 from quizsvc.study.context import Context
 from quizsvc.study.linking import digest
@@ -116,6 +117,8 @@ def rotate_instructor_token(uow: UnitOfWork, cohort_id: int, now: datetime
                             ) -> IssuedInstructorToken:
     """Give a cohort a new instructor token: links made with the old one stop working."""
     token = secrets.token_urlsafe(INSTRUCTOR_TOKEN_BYTES)
+    if not 0 < cohort_id <= MAX_ROW_ID:
+        raise unknown_cohort(cohort_id)
     with uow.write():
         if not uow.cohorts.rotate_instructor_token(cohort_id, digest(token), now):
             raise unknown_cohort(cohort_id)
@@ -131,6 +134,8 @@ def unknown_cohort(cohort_id: int) -> NotFound:
 
 def instructor_cohort(uow: UnitOfWork, cohort_id: int, token: str) -> StoredCohort:
     """Return the cohort ``token`` is the instructor token of, or raise ``NotFound``."""
+    if not 0 < cohort_id <= MAX_ROW_ID:  # a larger path id cannot exist (nor be bound)
+        raise unknown_cohort(cohort_id)
     with uow.read():
         cohort = uow.cohorts.by_id(cohort_id)
     if cohort is None or not hmac.compare_digest(
@@ -200,7 +205,8 @@ def my_cohorts(ctx: Context) -> Sequence[Membership]:
 def leave_cohort(ctx: Context, cohort_id: int) -> None:
     """Take this learner out of a cohort: its views no longer show them from now on."""
     with ctx.uow.write():
-        if not ctx.uow.cohorts.remove_member(cohort_id, ctx.learner_id):
+        if not (0 < cohort_id <= MAX_ROW_ID
+                and ctx.uow.cohorts.remove_member(cohort_id, ctx.learner_id)):
             raise NotFound(N_("You are not in cohort %(cohort)s."), reason="not_a_member",
                            params={"cohort": cohort_id})
 

@@ -318,3 +318,13 @@ def test_the_instructor_counts_only_closed_book_answers(author, learner):
     row = report(author, cohort).json["learners"][0]
     assert (row["answers"], row["correct"], row["mastered"]) == (0, 0, 0)
     assert row["last_activity"] is not None  # studied, but not closed-book
+
+
+def test_a_cohort_id_beyond_any_row_is_404_not_500(client, browser):
+    """Schemathesis found a 500: a path id too large for the database's integer."""
+    huge = 184120500695443963904
+    for path in (f"/api/cohorts/{huge}/report", f"/api/cohorts/{huge}/item-analysis",
+                 f"/api/cohorts/{huge}/gradebook.csv"):
+        response = client.get(path, headers={"Authorization": "Bearer some-token"})
+        assert response.status_code == 404, (path, response.json)
+    assert browser.delete(f"/api/memberships/{huge}").status_code == 404
