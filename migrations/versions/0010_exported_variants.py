@@ -6,7 +6,7 @@ holds these answers, so ``study.serving`` never serves a content recorded here, 
 later bank's publication partition would call it servable.
 
 Revision ID: 0010
-Revises: 0011
+Revises: 0009
 Create Date: 2026-12-02 01:00:00.000000
 """
 from collections.abc import Sequence
@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = '0010'
-down_revision: str | None = '0011'
+down_revision: str | None = '0009'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -23,13 +23,13 @@ from quizsvc.store.repository import Repository
 
 ATTEMPTS = table(Attempt)
 
-# The rule a learner named when explaining a wrong answer (``attempt.diagnosed_rule``, 0008):
+# The rule a learner named when explaining a wrong answer (``attempt.diagnosed_rule``, 0011):
 # the share of explanations whose diagnosis named the rule a misconception breaks.
 DIAGNOSED_RULE_COLUMN = "diagnosed_rule"
 
 
 def diagnoses_known() -> bool:
-    """Tell whether attempts carry the rule their explanation named (they do since 0008)."""
+    """Tell whether attempts carry the rule their explanation named (they do since 0011)."""
     return True
 
 

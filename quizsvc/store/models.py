@@ -215,7 +215,7 @@ class ServedVariant(Base):
     # What the variant asks (``quizsvc.bank.content``): mastery wants different content.
     content_key: Mapped[str | None] = mapped_column(String(CONTENT_KEY_LENGTH))
     # A fresh variant asked for after the question's reveal ("try a new variant"): its answer
-    # is practice, never mastery evidence (``study.answering.practice_of``). 0011.
+    # is practice, never mastery evidence (``study.answering.practice_of``). 0009.
     practice: Mapped[bool] = mapped_column(Boolean, server_default=false())
 
 
@@ -268,7 +268,7 @@ class Attempt(Base):
     practice: Mapped[bool] = mapped_column(Boolean, server_default=false())
     # The rule (``rules.yaml`` id) the learner named as the one they broke, with the
     # explanation of a wrong answer: a diagnosis, graded against the matched wrong model's
-    # ``breaks`` on read. Never mastery evidence. 0008.
+    # ``breaks`` on read. Never mastery evidence. 0011.
     diagnosed_rule: Mapped[str | None] = mapped_column(String(REF_LENGTH))
 
 
@@ -308,7 +308,7 @@ class ReviewLog(Base):
     __tablename__ = "review_log"
     __table_args__ = (
         CheckConstraint("rating BETWEEN 1 AND 4", name="rating_range"),
-        # A learner's reviews in a window of time (the statistics): a range of one index. 0011.
+        # A learner's reviews in a window of time (the statistics): a range of one index. 0009.
         Index("ix_review_log_learner_id_reviewed_at", "learner_id", "reviewed_at"),
     )
 

@@ -69,7 +69,7 @@ SIGNED_FIELDS = {
     "mastery": (*MASTERY_FIELDS, "evidence"),
 }
 SIGNED_SCALARS = ("format", "exported_at", "deployment", "learner", "desired_retention")
-LATER_FIELDS = frozenset({"diagnosed_rule"})  # signed only when set (0008)
+LATER_FIELDS = frozenset({"diagnosed_rule"})  # signed only when set (0011)
 
 
 def pick(row: Any, names: tuple[str, ...]) -> dict[str, Any]:

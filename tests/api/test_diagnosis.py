@@ -147,7 +147,7 @@ def test_the_export_carries_the_diagnosis_and_an_import_keeps_it_as_history(
 
 def test_an_export_signed_before_diagnoses_existed_still_restores_as_evidence(
         study, browser, db):
-    """A document without the field (as exported before 0008) verifies as it was signed."""
+    """A document without the field (as exported before 0011) verifies as it was signed."""
     from quizsvc.study import portability, seal
     from tests.support.history import forget_history
 
@@ -159,7 +159,7 @@ def test_an_export_signed_before_diagnoses_existed_still_restores_as_evidence(
     old = {**document, "attempts": [
         {k: v for k, v in a.items() if k not in ("diagnosed_rule", "diagnosis_matched")}
         for a in document["attempts"]]}
-    view = portability.signed_view(old)  # as the code before 0008 signed it: no such field
+    view = portability.signed_view(old)  # as the code before 0011 signed it: no such field
     view["attempts"] = [{k: v for k, v in a.items() if k != "diagnosed_rule"}
                         for a in view["attempts"]]
     secret = browser.client.application.config["SECRET_KEY"]

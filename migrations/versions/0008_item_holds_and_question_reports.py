@@ -11,8 +11,8 @@ the author.
 
 Both are new tables: upgrading changes no existing row; downgrading drops only them.
 
-Revision ID: 0009
-Revises: 0006
+Revision ID: 0008
+Revises: 0007
 Create Date: 2026-12-02 01:00:00.000000
 """
 from collections.abc import Sequence
@@ -20,7 +20,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = '0009'
+revision: str = '0008'
 down_revision: str | None = '0007'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None

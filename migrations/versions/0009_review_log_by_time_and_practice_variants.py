@@ -10,8 +10,8 @@ index on ``learner_id`` alone, whose every use it serves as well.
 (``attempt.practice`` true, ``closed_book`` false), whenever it is given. Added and dropped in
 place, never by batch mode's copy of a table (see 0003).
 
-Revision ID: 0011
-Revises: 0006
+Revision ID: 0009
+Revises: 0008
 Create Date: 2026-12-02 01:00:00.000000
 """
 from collections.abc import Sequence
@@ -19,8 +19,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = '0011'
-down_revision: str | None = '0009'
+revision: str = '0009'
+down_revision: str | None = '0008'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -8,8 +8,8 @@ explanations named no rule: the column stays null for them.
 
 Added and dropped in place, never by batch mode's copy of a table (see 0003).
 
-Revision ID: 0008
-Revises: 0006
+Revision ID: 0011
+Revises: 0010
 Create Date: 2026-12-02 01:00:00.000000
 """
 from collections.abc import Sequence
@@ -17,7 +17,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = '0008'
+revision: str = '0011'
 down_revision: str | None = '0010'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
