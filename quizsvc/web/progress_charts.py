@@ -30,7 +30,7 @@ def reviews_chart(stats: ReviewStatistics) -> charts.Chart:
     return charts.bar_chart(
         "reviews-per-day", _("Reviews per day, last 30 days"),
         [d.day.isoformat() for d in days], [d.reviews for d in days],
-        ticks=[tick(d.day) for d in days], x_label=_("Day (UTC)"), y_label=_("Reviews"),
+        ticks=[tick(d.day) for d in days], x_label=_("Day"), y_label=_("Reviews"),
         empty_note=_("No reviews in these 30 days"),
         description=_("Every review counts: questions and flashcards."))
 
@@ -46,13 +46,13 @@ def retention_chart(stats: ReviewStatistics) -> charts.Chart:
     return charts.line_chart(
         "retention-per-week", _("Recalled per week, against your desired retention"),
         starts, [w.retention for w in weeks], ticks=[tick(w.first_day) for w in weeks],
-        x_label=_("Week starting (UTC)"), y_label=_("Recalled"), y_range=(0.0, 1.0),
+        x_label=_("Week starting"), y_label=_("Recalled"), y_range=(0.0, 1.0),
         reference=desired, reference_label=_("Desired retention"), fmt=percent,
         empty_note=_("No reviews of learned cards yet"),
         description=_("The share of reviews of cards you had already learned that you "
                       "recalled (rated anything but Again). Near the dashed line, the "
                       "schedule keeps its promise; far below it, cards come back too late."),
-        table=((_("Week starting (UTC)"), _("Reviews of learned cards"), _("Recalled"),
+        table=((_("Week starting"), _("Reviews of learned cards"), _("Recalled"),
                 _("Share recalled")), rows))
 
 
@@ -61,7 +61,7 @@ def forecast_chart(forecast: Sequence[ForecastDay]) -> charts.Chart:
     return charts.bar_chart(
         "due-forecast", _("Due over the next 30 days"),
         [d.day.isoformat() for d in forecast], [d.count for d in forecast],
-        ticks=[tick(d.day) for d in forecast], x_label=_("Day (UTC)"), y_label=_("Due"),
+        ticks=[tick(d.day) for d in forecast], x_label=_("Day"), y_label=_("Due"),
         empty_note=_("Nothing falls due in the next 30 days"),
         description=_("Cards already overdue count today."))
 

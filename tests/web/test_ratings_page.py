@@ -57,6 +57,7 @@ def test_a_wrong_answer_says_it_is_reviewed_again_without_a_rated_line(
     steps.submit_by_keyboard(page)
     page.wait_for_url("**/attempts/*")
     page.locator("#explanation").fill("I mixed the budgets up")
+    page.locator("input[name='rule']").first.check()
     page.locator("#explain-form button").click()
     page.locator("#reveal").wait_for()
     expect(page.locator("#rating-status")).to_have_text("答错的题按“重来”安排复习。")

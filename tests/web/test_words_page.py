@@ -56,6 +56,7 @@ def answer_wrong_and_explain(page: Any, live: LiveServer) -> None:
     steps.type_answer(page, live, right=False)
     step(page, lambda: page.locator("#submit-answer").click())
     page.locator("#explanation").fill("I mixed the order up")
+    page.locator("input[name='rule']").first.check()
     step(page, lambda: page.locator("#explain-form button").click())
     page.locator("#reveal").wait_for()
 
