@@ -178,3 +178,14 @@ def browser(new_browser: Callable[[], ApiBrowser]) -> ApiBrowser:
 def study(browser: ApiBrowser, db: Any, bank: Any) -> Study:
     """Return a study helper for the default browser."""
     return Study(browser, db, bank)
+
+
+@pytest.fixture
+def author_app(app_config: dict[str, Any], connection: Connection) -> Any:
+    """The app with the author views on (``tests.support.cohorts.AUTHOR_TOKEN``), bound to the
+    test's connection like ``app``."""
+    from tests.support.cohorts import AUTHOR_TOKEN
+
+    app = create_app({**app_config, "AUTHOR_TOKEN": AUTHOR_TOKEN})
+    app.extensions["quizsvc.db"].bind_to_connection(connection)
+    return app

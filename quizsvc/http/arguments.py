@@ -137,6 +137,19 @@ class ItemAnalysisQuerySchema(StrictSchema):
     format = fields.String(load_default="json", validate=OneOf(ITEM_ANALYSIS_FORMATS))
 
 
+class LmsExportSchema(StrictSchema):
+    """Which randomized exercises an LMS export holds: a lesson's graded questions (or the
+    named ones), ``variants`` each, drawn from ``seeds_from`` (drawn at random when left out)."""
+
+    lesson = fields.String(required=True, validate=Length(min=1, max=MAX_REF))
+    questions = fields.List(fields.String(validate=Length(min=1, max=MAX_REF)),
+                            load_default=None, validate=Length(min=1, max=500))
+    variants = fields.Integer(load_default=5, strict=True, validate=Range(min=1, max=50))
+    lang = fields.String(load_default="zh", validate=OneOf(LANG_MODES))
+    seeds_from = fields.Integer(load_default=None, strict=True, allow_none=True,
+                                validate=Range(min=0, max=MAX_SEED))
+
+
 class CohortItemAnalysisQuerySchema(StrictSchema):
     """Choose the form of a cohort's item analysis (its lesson is the cohort's)."""
 

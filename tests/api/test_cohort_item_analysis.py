@@ -7,16 +7,8 @@ import io
 
 import pytest
 
-from quizsvc import create_app
 from tests.support.browsers import ApiBrowser, FormBrowser, Study
 from tests.support.cohorts import AUTHOR_TOKEN, answer_quiz, bearer, join, make_cohort
-
-
-@pytest.fixture
-def author_app(app_config, connection):
-    app = create_app({**app_config, "AUTHOR_TOKEN": AUTHOR_TOKEN})
-    app.extensions["quizsvc.db"].bind_to_connection(connection)
-    return app
 
 
 @pytest.fixture

@@ -10,7 +10,6 @@ import io
 import pytest
 from sqlalchemy import select
 
-from quizsvc import create_app
 from quizsvc.store.models import Cohort, CohortMember
 from quizsvc.study.cohorts import MIN_AGGREGATE, member_learner_ids
 from tests.support.browsers import ApiBrowser, Study
@@ -23,13 +22,6 @@ from tests.support.cohorts import (
     report,
 )
 from tests.support.fake_bank import LESSON_ID
-
-
-@pytest.fixture
-def author_app(app_config, connection):
-    app = create_app({**app_config, "AUTHOR_TOKEN": AUTHOR_TOKEN})
-    app.extensions["quizsvc.db"].bind_to_connection(connection)
-    return app
 
 
 @pytest.fixture

@@ -3,23 +3,14 @@ table, leaves every other learner's rows as they were, and clears the cookies.""
 
 from __future__ import annotations
 
-import pytest
 from sqlalchemy import insert, select
 
-from quizsvc import create_app
 from quizsvc.store import backup, erasure
 from quizsvc.store.models import Base, Browser, FsrsParameters, Mastery, table
 from quizsvc.study.linking import digest
 from tests.support.browsers import ApiBrowser, Study
-from tests.support.cohorts import AUTHOR_TOKEN, answer_quiz, join, make_cohort, report
+from tests.support.cohorts import answer_quiz, join, make_cohort, report
 from tests.support.fake_bank import LESSON_ID
-
-
-@pytest.fixture
-def author_app(app_config, connection):
-    app = create_app({**app_config, "AUTHOR_TOKEN": AUTHOR_TOKEN})
-    app.extensions["quizsvc.db"].bind_to_connection(connection)
-    return app
 
 
 def learner_of(db, browser):

@@ -354,6 +354,11 @@ def read_item_analysis_without_token(mallory, a):
     status(404)(mallory.get("/api/author/item-analysis"))  # author views off: no token works
 
 
+@attack("POST", "/api/author/exports/<string:export_format>")
+def export_for_an_lms_without_token(mallory, a):
+    status(404)(mallory.post("/api/author/exports/moodle", json={"lesson": LESSON_ID}))
+
+
 @attack("GET", "/api/openapi.json")
 def read_spec(mallory, a):
     status(200)(mallory.get("/api/openapi.json"))

@@ -7,19 +7,12 @@ import io
 
 import pytest
 
-from quizsvc import create_app
 from tests.support.browsers import ApiBrowser, Study
+from tests.support.cohorts import AUTHOR_TOKEN
 from tests.support.fake_bank import LESSON_ID
 
-TOKEN = "author-secret-token"
+TOKEN = AUTHOR_TOKEN
 URL = f"/api/author/item-analysis?lesson={LESSON_ID}"
-
-
-@pytest.fixture
-def author_app(app_config, connection):
-    app = create_app({**app_config, "AUTHOR_TOKEN": TOKEN})
-    app.extensions["quizsvc.db"].bind_to_connection(connection)
-    return app
 
 
 def bearer(token=TOKEN):

@@ -10,16 +10,10 @@ import pytest
 from quizsvc import create_app
 from quizsvc.store.models import QuestionReport, ServedVariant
 from tests.support.browsers import ApiBrowser
+from tests.support.cohorts import AUTHOR_TOKEN
 from tests.support.fake_bank import LESSON_ID
 
-TOKEN = "author-secret-token"
-
-
-@pytest.fixture
-def author_app(app_config: dict, connection: Any) -> Any:
-    app = create_app({**app_config, "AUTHOR_TOKEN": TOKEN})
-    app.extensions["quizsvc.db"].bind_to_connection(connection)
-    return app
+TOKEN = AUTHOR_TOKEN
 
 
 def served_variant(study: Any) -> dict:

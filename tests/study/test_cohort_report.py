@@ -4,21 +4,12 @@ minimum."""
 
 from __future__ import annotations
 
-import pytest
 from sqlalchemy import event
 
-from quizsvc import create_app
 from quizsvc.study.bank_index import BankIndex
 from quizsvc.study.cohorts import build_report
 from tests.support.browsers import ApiBrowser, Study
-from tests.support.cohorts import AUTHOR_TOKEN, answer_quiz, join, make_cohort
-
-
-@pytest.fixture
-def author_app(app_config, connection):
-    app = create_app({**app_config, "AUTHOR_TOKEN": AUTHOR_TOKEN})
-    app.extensions["quizsvc.db"].bind_to_connection(connection)
-    return app
+from tests.support.cohorts import answer_quiz, join, make_cohort
 
 
 def statements(connection, run):

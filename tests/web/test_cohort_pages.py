@@ -8,18 +8,10 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
-from quizsvc import create_app
 from quizsvc.store.models import Attempt, Browser
 from tests.support.browsers import ApiBrowser, FormBrowser, Study
-from tests.support.cohorts import AUTHOR_TOKEN, answer_quiz, make_cohort
+from tests.support.cohorts import answer_quiz, make_cohort
 from tests.web.test_pages import shape
-
-
-@pytest.fixture
-def author_app(app_config, connection):
-    app = create_app({**app_config, "AUTHOR_TOKEN": AUTHOR_TOKEN})
-    app.extensions["quizsvc.db"].bind_to_connection(connection)
-    return app
 
 
 @pytest.fixture

@@ -10,23 +10,16 @@ import logging
 import pytest
 from sqlalchemy import func, select
 
-from quizsvc import create_app
 from quizsvc.http.logs import log_handler
 from quizsvc.store.models import Browser, Learner
 from tests.api.test_item_analysis import take_quiz
 from tests.http.test_logs import written
 from tests.support.browsers import FormBrowser
 from tests.support.clock import FakeClock
+from tests.support.cohorts import AUTHOR_TOKEN
 
-TOKEN = "author-secret-token"
+TOKEN = AUTHOR_TOKEN
 PAGE = "/author/item-analysis"
-
-
-@pytest.fixture
-def author_app(app_config, connection):
-    app = create_app({**app_config, "AUTHOR_TOKEN": TOKEN})
-    app.extensions["quizsvc.db"].bind_to_connection(connection)
-    return app
 
 
 @pytest.fixture

@@ -21,9 +21,11 @@ from quizsvc.api.schemas import (
     ItemAnalysisSchema,
     ReportSchema,
 )
+from quizsvc.errors import N_, NotFound
 from quizsvc.http.arguments import (
     CohortCreateSchema,
     ItemAnalysisQuerySchema,
+    LmsExportSchema,
     PreviewQuerySchema,
     ReportListQuerySchema,
 )
@@ -32,7 +34,7 @@ from quizsvc.http.context import current_context
 from quizsvc.http.limits import author_rate_limit
 from quizsvc.runtime import runtime
 from quizsvc.store.database import request_unit_of_work
-from quizsvc.study import author, cohorts, item_analysis, reports
+from quizsvc.study import author, cohorts, item_analysis, lms_export, reports
 
 AUTHOR_SECURITY: list[dict[str, list[str]]] = [{"author": []}]
 
@@ -163,3 +165,33 @@ class ItemAnalysis(MethodView):
         name, text = item_analysis.report_csv(report, query["format"])
         return Response(text, mimetype="text/csv",
                         headers={"Content-Disposition": f"attachment; filename={name}"})
+
+
+@blp.route("/exports/<string:export_format>")
+class LmsExport(MethodView):
+    """Randomized exercises for an LMS (``quizsvc export moodle|qti`` through the API)."""
+
+    decorators: ClassVar[list[Callable[..., Any]]] = [author_rate_limit()]
+
+    @blp.arguments(LmsExportSchema)
+    @blp.response(200, schema={"type": "string", "format": "binary"},
+                  content_type="application/octet-stream",
+                  description="Moodle XML (one category per question) or a QTI 2.1 item "
+                  "bank package; X-Quizsvc-Seeds-From names the seeds that make it again")
+    @blp.doc(security=AUTHOR_SECURITY)
+    @require_author
+    def post(self, body: dict[str, Any], export_format: str) -> Any:
+        """Draw N variants of each graded (or named) question at seeds the service never
+        serves, record them as exported, and return the file (``export_format``: moodle or
+        qti)."""
+        if export_format not in lms_export.MEDIA_TYPES:
+            raise NotFound(N_("No export format %(format)s: moodle or qti."),
+                           reason="unknown_format", params={"format": export_format[:40]})
+        ctx = current_context()
+        done = ctx.costly(lms_export.EXPORT_WAIT_SECONDS, lms_export.export_job, export_format,
+                          body["lesson"], body["questions"], body["variants"], body["lang"],
+                          body["seeds_from"], ctx.now)
+        return Response(done.data, mimetype=done.media_type, headers={
+            "Content-Disposition": f"attachment; filename={done.filename}",
+            "X-Quizsvc-Seeds-From": str(done.seeds_from),
+            "X-Quizsvc-Recorded": str(done.recorded)})
