@@ -358,7 +358,8 @@ def test_progress_shows_a_30_day_forecast_as_a_chart_and_a_table(learner: Learne
     page = learner.get("/progress").get_data(as_text=True)
     assert page.count('role="img"') == 3  # reviews per day, retention, the forecast
     # 30 days of reviews, 8 weeks, 30 days of forecast; and four calibration rows
-    assert len(re.findall(r'<tr><th scope="row">\d{4}-\d\d-\d\d</th>', page)) == 68
+    dated = r'<tr><th scope="row"><time datetime="(\d{4}-\d\d-\d\d)">\1</time></th>'
+    assert len(re.findall(dated, page)) == 68
     assert page.count('<th scope="row">') >= 72
 
 

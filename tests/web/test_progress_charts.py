@@ -25,10 +25,11 @@ def figure_svg(page: str, chart_id: str) -> ET.Element:
 
 
 def table_rows(page: str, chart_id: str) -> list[list[str]]:
-    """Return the cells of a chart's table, row by row."""
+    """Return the cells of a chart's table, row by row (a date's text, without its <time>)."""
     body = re.search(rf'id="{chart_id}-table">.*?<tbody>(.*?)</tbody>', page, re.S)
     assert body, f"no table for {chart_id}"
-    return [re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row)
+    return [[re.sub(r"</?time[^>]*>", "", cell)
+             for cell in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row)]
             for row in re.findall(r"<tr>(.*?)</tr>", body.group(1))]
 
 

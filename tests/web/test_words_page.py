@@ -117,10 +117,10 @@ def test_progress_says_it_in_the_learners_words_with_the_numbers_folded(
     advanced = page.locator("details#advanced")
     assert "quizsvc fsrs optimize" in advanced.text_content()
     assert "Brier" in advanced.text_content()
-    day = page.locator("table.forecast time").first
+    day = page.locator("#due-forecast-table time").first
     iso = day.get_attribute("datetime")
     assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", iso) and day.text_content() != iso
     advanced.locator("summary").click()
     shot(page, "progress-advanced-open")
     nojs_page.goto("/progress?lang=en")
-    assert nojs_page.locator("table.forecast time").first.text_content() == iso
+    assert nojs_page.locator("#due-forecast-table time").first.text_content() == iso
