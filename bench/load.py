@@ -81,6 +81,7 @@ class Learner:
     port: int
     samples: list[Sample] = field(default_factory=list)
     cookies: dict[str, str] = field(default_factory=dict)
+    sent: int = 0  # requests sent: numbers each answer's Idempotency-Key
 
     def call(self, kind: str, method: str, path: str, body: Any = None) -> Any:
         """Send one request on a new connection; record it; return the JSON body or None."""
@@ -94,7 +95,8 @@ class Learner:
             payload = json.dumps(body).encode()
             headers["Content-Type"] = "application/json"
             if kind == "answer":
-                headers["Idempotency-Key"] = f"{id(self)}-{len(self.samples)}"
+                headers["Idempotency-Key"] = f"{id(self)}-{self.sent}"
+        self.sent += 1
         began = time.perf_counter()
         connection = http.client.HTTPConnection(HOST, self.port, timeout=TIMEOUT)
         try:
