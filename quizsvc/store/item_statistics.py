@@ -23,16 +23,6 @@ from quizsvc.store.repository import Repository
 
 ATTEMPTS = table(Attempt)
 
-# The rule a learner named when explaining a wrong answer (``attempt.diagnosed_rule``, 0011):
-# the share of explanations whose diagnosis named the rule a misconception breaks.
-DIAGNOSED_RULE_COLUMN = "diagnosed_rule"
-
-
-def diagnoses_known() -> bool:
-    """Tell whether attempts carry the rule their explanation named (they do since 0011)."""
-    return True
-
-
 def scope_conditions(learner_ids: Collection[int] | None, question_ids: Sequence[str]
                      ) -> list[Any]:
     """Return the WHERE conditions of the analysed attempts of a scope."""
@@ -52,13 +42,12 @@ class ItemStatisticsRepository(Repository):
         if not question_ids or (learner_ids is not None and not learner_ids):
             return []
         no_key = ATTEMPTS.c.content_key.is_(None)
-        diagnosed = ATTEMPTS.c[DIAGNOSED_RULE_COLUMN]
         ranked = (
             select(ATTEMPTS.c.learner_id, ATTEMPTS.c.question_id, ATTEMPTS.c.content_key,
                    ATTEMPTS.c.seed, ATTEMPTS.c.bank_version, ATTEMPTS.c.correct,
                    ATTEMPTS.c.duration_ms, ATTEMPTS.c.misconception_id,
                    ATTEMPTS.c.explained_at.is_not(None).label("explained"),
-                   diagnosed.label("diagnosed_rule"),
+                   ATTEMPTS.c.diagnosed_rule,
                    func.row_number().over(
                        partition_by=(ATTEMPTS.c.learner_id, ATTEMPTS.c.question_id,
                                      ATTEMPTS.c.content_key,

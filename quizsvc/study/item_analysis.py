@@ -29,7 +29,6 @@ from quizsvc.review.item_analysis import (
     MisconceptionCount,
     RuleStats,
 )
-from quizsvc.store.item_statistics import diagnoses_known
 from quizsvc.study import cohorts
 from quizsvc.study.bank_index import BankIndex
 from quizsvc.study.context import Context
@@ -119,8 +118,7 @@ def analysis_job(lesson: str | None, learner_ids: frozenset[int] | None) -> Item
             breaks[mid] = info.breaks
             names[mid] = info.name
     analysis = item_analysis.analyse(
-        attempts, {q.id: q.rules for q in questions}, list(rules), breaks,
-        diagnoses=diagnoses_known())
+        attempts, {q.id: q.rules for q in questions}, list(rules), breaks, diagnoses=True)
     return report_of(analysis, lesson, learner_ids, questions, rules, names, index)
 
 

@@ -15,8 +15,8 @@ from datetime import datetime
 from quizsvc.bank.content import content_key
 from quizsvc.bank.errors import BankError
 from quizsvc.bank.errors import NotFound as NoSuchEntry
-from quizsvc.bank.lms.commands import WRITERS
 from quizsvc.bank.lms.exercises import ExerciseSet, exercise_set
+from quizsvc.bank.lms.formats import WRITERS
 from quizsvc.errors import N_, Invalid, NotFound
 from quizsvc.pool import job_runtime
 from quizsvc.store.exports import Exported

@@ -17,16 +17,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from quizsvc.bank.catalog import Bank, read_bank
+from quizsvc.bank.catalog import read_bank
 from quizsvc.bank.errors import BankError
 from quizsvc.bank.lms.exercises import MAX_VARIANTS, ExerciseSet, exercise_set
-from quizsvc.bank.lms.moodle import moodle_xml
-from quizsvc.bank.lms.qti import qti_package
+from quizsvc.bank.lms.formats import WRITERS
 from quizsvc.bank.lms.wording import LANG_MODES
 
 DEFAULT_VARIANTS = 5
-WRITERS: dict[str, Callable[[Bank, ExerciseSet, str], bytes]] = {
-    "moodle": moodle_xml, "qti": qti_package}
 HELP = {
     "moodle": "write randomized exercises as Moodle XML: one category per question holding "
               "its variants",
