@@ -83,8 +83,8 @@ def reschedule_learner(uow: UnitOfWork, learner_id: int, lesson: str | None = No
     """Replay the learner's cards (of one lesson) under their settings; return how many
     changed. Runs in the caller's write, which holds the learner's lock."""
     cards = uow.settings.logged_cards(learner_id, lesson)
-    settings = {card.lesson: uow.settings.read_settings(learner_id, card.lesson)
-                for card in cards}
+    settings = {lesson: uow.settings.read_settings(learner_id, lesson)
+                for lesson in {card.lesson for card in cards}}
     changes = replayed(cards, settings)
     changes.write(uow)
     return len(changes.cards)
