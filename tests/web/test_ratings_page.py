@@ -67,6 +67,7 @@ def test_a_wrong_answer_says_it_is_reviewed_again_without_a_rated_line(
 def test_flashcards_flip_with_space_and_enter_and_ctrl_z_undoes_the_last_rating(
         page: Any, live_server: LiveServer, shot: Any) -> None:
     steps.start(page, "/flashcards", size=2)
+    page.wait_for_load_state("load")
     shot(page, "flashcard-front-keys")
     first = steps.variant_id(page)
     page.keyboard.press("Space")
@@ -81,6 +82,7 @@ def test_flashcards_flip_with_space_and_enter_and_ctrl_z_undoes_the_last_rating(
     assert page.request.get(f"/api/attempts/{attempt}").json()["rating"] is None
     assert set(pressed(page).values()) == {"false"}
     steps.press_and_wait_for_next(page, lambda: page.keyboard.press("4"))
+    page.wait_for_load_state("load")  # the keys work once the page's script has run
     page.locator("main").focus()
     page.keyboard.press("Enter")
     page.locator("#reveal").wait_for()

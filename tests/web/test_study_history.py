@@ -111,6 +111,7 @@ def test_digits_pick_options_and_ctrl_enter_sends_the_explanation(
     the n-th option, and Ctrl+Enter in the explanation submits it."""
     steps.start(page, "/quiz", size=40)
     steps.answer_until(page, live_server, "choice")
+    page.wait_for_load_state("load")  # the script that moves focus has run by then
     assert page.evaluate("document.activeElement.name") == "answer", "focus on the first option"
     options = page.locator("#answer-fields input[name='answer']")
     right = live_server.right_answer(steps.variant_id(page))
