@@ -122,6 +122,8 @@ def press_and_wait_for_next(page: Any, action: Any) -> None:
     form = page.locator("#answer-form")
     if previous:
         expect(form.and_(page.locator(f"[data-variant-id='{previous}']"))).to_have_count(0)
+    # Keys pressed next must meet the page's script, not race it (it runs once, on load).
+    page.wait_for_load_state("load")
 
 
 def answer_until(page: Any, live: LiveServer, kind: str) -> None:
@@ -132,6 +134,7 @@ def answer_until(page: Any, live: LiveServer, kind: str) -> None:
         type_answer(page, live, right=True)
         submit_by_keyboard(page)
         page.locator("#next-link").wait_for()
+        page.wait_for_load_state("load")  # the attempt page's script has placed focus
         next_question(page)
     raise AssertionError(f"no {kind} question came up")
 

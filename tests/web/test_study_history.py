@@ -111,8 +111,8 @@ def test_digits_pick_options_and_ctrl_enter_sends_the_explanation(
     the n-th option, and Ctrl+Enter in the explanation submits it."""
     steps.start(page, "/quiz", size=40)
     steps.answer_until(page, live_server, "choice")
-    page.wait_for_load_state("load")  # the script that moves focus has run by then
-    assert page.evaluate("document.activeElement.name") == "answer", "focus on the first option"
+    # autofocus lands at the browser's next rendering step, after load: wait for it
+    expect(page.locator("#answer-fields input[name='answer']").first).to_be_focused()
     options = page.locator("#answer-fields input[name='answer']")
     right = live_server.right_answer(steps.variant_id(page))
     values = [options.nth(i).get_attribute("value") for i in range(options.count())]
@@ -122,7 +122,7 @@ def test_digits_pick_options_and_ctrl_enter_sends_the_explanation(
         "value") == values[wrong]
     steps.submit_by_keyboard(page)
     page.wait_for_url(re.compile(r".*/attempts/\d+$"))
-    assert page.evaluate("document.activeElement.id") == "explanation"
+    expect(page.locator("#explanation")).to_be_focused()
     steps.diagnose(page, "I picked the queue that arrived first")
     page.locator("#explanation").focus()
     page.keyboard.press("Control+Enter")
@@ -162,8 +162,8 @@ def test_every_question_kind_by_keyboard_alone(page: Any, live_server: LiveServe
     shown with no mouse at all."""
     steps.start(page, "/quiz", size=50)
     steps.answer_until(page, live_server, kind)
-    focused = page.evaluate("document.activeElement.closest('#answer-fields') !== null")
-    assert focused, f"focus is on the first input of a {kind} question"
+    # the first input has focus (autofocus lands after load: wait for it)
+    expect(page.locator("#answer-fields :focus")).to_have_count(1)
     steps.type_answer(page, live_server, right=True)
     steps.submit_by_keyboard(page)
     page.wait_for_url(re.compile(r".*/attempts/\d+$"))
