@@ -14,6 +14,11 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
+import sys
+from pathlib import Path
+
+# The simulated class lives with the tests that assert its order (tests/support/population.py).
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from quizsvc.review.item_analysis import analyse
 from tests.support.population import (
