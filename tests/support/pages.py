@@ -156,3 +156,4 @@ def explain(page: Any, sentence: str, rule: int = 0) -> None:
     page.locator("#explain-form button").focus()
     page.keyboard.press("Enter")
     page.locator("#reveal").wait_for()
+    page.wait_for_load_state("load")  # keys pressed next meet the page's script

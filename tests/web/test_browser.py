@@ -89,6 +89,7 @@ def test_flashcards_front_reveal_and_four_self_ratings(page: Any, live_server: L
     shot(page, "flashcard-front")
     steps.submit_by_keyboard(page)
     page.locator("#reveal").wait_for()
+    page.wait_for_load_state("load")  # the rating keys work once the page's script has run
     assert [text.split("\n")[0] for text in
             page.locator("button[data-rating]").all_inner_texts()] == [
         "1 重来", "2 困难", "3 良好", "4 简单"]

@@ -42,6 +42,7 @@ def test_a_right_answers_rating_is_the_pressed_button_and_undo_says_what_it_take
     page.locator("body").focus()
     page.keyboard.press("2")  # Hard
     page.wait_for_selector("#undo-rating")
+    page.wait_for_load_state("load")  # Ctrl+Z works once the page's script has run
     undo = page.locator("#undo-what").inner_text()
     assert "困难" in undo and title in undo and "良好" in undo
     shot(page, "rating-undo-offer")
@@ -72,6 +73,7 @@ def test_flashcards_flip_with_space_and_enter_and_ctrl_z_undoes_the_last_rating(
     first = steps.variant_id(page)
     page.keyboard.press("Space")
     page.locator("#reveal").wait_for()
+    page.wait_for_load_state("load")  # the rating keys work once the page's script has run
     attempt = page.locator("#attempt").get_attribute("data-attempt-id")
     steps.press_and_wait_for_next(page, lambda: page.keyboard.press("3"))
     assert steps.variant_id(page) != first
