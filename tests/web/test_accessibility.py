@@ -153,7 +153,9 @@ def test_every_page_and_state_passes_axe(walk: Walk, live_server: LiveServer) ->
         checker.check(state)
         if state == "lesson" and page.locator(".toc-fold summary").is_visible():
             page.locator(".toc-fold summary").click()  # a phone: the contents unfolded
-            # Unfolding changes only the fold: the rest of the page was checked just above.
+            # Unfolding changes only the fold: axe runs every rule on the fold's elements. Rules
+            # on the document as a whole (bypass; the html element's lang and title) and on the
+            # rest of the page ran on this same document just above, folded.
             checker.check("lesson-contents", within=".toc-fold")
 
     steps.start(page, "/quiz", size=2)
