@@ -46,6 +46,9 @@ from tests.support.databases import (
     unreachable,
 )
 from tests.support.fake_bank import FakeBank
+from tests.support.routing import share_url_builders
+
+share_url_builders()  # a fresh app per test, without recompiling equal URL builders
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:

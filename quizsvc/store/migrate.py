@@ -6,6 +6,7 @@ and the benchmark. Passing an open ``Connection`` runs the migrations inside it.
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 from alembic import command
@@ -68,8 +69,10 @@ def current_revision(connection: Connection) -> str | None:
     return MigrationContext.configure(connection).get_current_revision()
 
 
+@functools.cache
 def head_revision() -> str:
-    """Return the newest revision in ``migrations/versions``."""
+    """Return the newest revision in ``migrations/versions`` (read once per process: the
+    migrations are code, and every app the process creates asks, each test's among them)."""
     head = ScriptDirectory.from_config(alembic_config()).get_current_head()
     if head is None:
         raise RuntimeError("no migrations found")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -98,7 +99,7 @@ def in_view(page: Any, selector: str, height: int) -> bool:
 
 
 def test_on_a_desktop_the_contents_stay_beside_the_text_while_reading(
-        desktop_page: Any, live_server: LiveServer, shot: Any) -> None:
+        desktop_page: Any, live_server: LiveServer, screenshot_dir: Path) -> None:
     page = desktop_page
     lesson = live_server.lesson
     page.goto(f"/lessons/{lesson.id}")
@@ -115,7 +116,7 @@ def test_on_a_desktop_the_contents_stay_beside_the_text_while_reading(
     # just followed is still in sight.
     assert in_view(page, ".toc-column", DESKTOP["height"]), "the contents stay at hand"
     assert in_view(page, f".toc-side a[href='#rule-{last}']", DESKTOP["height"])
-    shot_viewport(page, shot, "lesson-contents-desktop")
+    shot_viewport(page, screenshot_dir, "lesson-contents-desktop")
     back = page.locator(".to-contents a").last
     back.focus()
     page.keyboard.press("Enter")
@@ -123,14 +124,14 @@ def test_on_a_desktop_the_contents_stay_beside_the_text_while_reading(
     assert in_view(page, ".toc-column", DESKTOP["height"])
 
 
-def shot_viewport(page: Any, shot: Any, name: str) -> None:
-    """Keep the whole page and what the screen shows (the contents beside the text)."""
-    path = shot(page, name)
-    page.screenshot(path=str(path.with_name(f"{name}-viewport.png")))
+def shot_viewport(page: Any, screenshot_dir: Path, name: str) -> None:
+    """Keep what the screen shows (the contents beside the text). Not the whole lesson, ~35,000
+    px, 10 s a picture: tests/web/test_browser.py keeps it whole."""
+    page.screenshot(path=str(screenshot_dir / f"{name}-viewport.png"))
 
 
 def test_on_a_phone_the_contents_fold_opens_by_keyboard_without_javascript(
-        nojs_page: Any, live_server: LiveServer, shot: Any) -> None:
+        nojs_page: Any, live_server: LiveServer, screenshot_dir: Path) -> None:
     page = nojs_page
     lesson = live_server.lesson
     page.goto(f"/lessons/{lesson.id}")
@@ -144,7 +145,7 @@ def test_on_a_phone_the_contents_fold_opens_by_keyboard_without_javascript(
     rule = lesson.rules[len(lesson.rules) // 2].id
     link = page.locator(f".toc-fold a[href='#rule-{rule}']")
     expect(link).to_be_visible()
-    shot_viewport(page, shot, "lesson-contents-phone")
+    shot_viewport(page, screenshot_dir, "lesson-contents-phone")
     link.focus()
     page.keyboard.press("Enter")
     page.wait_for_url(f"**#rule-{rule}")
