@@ -330,7 +330,8 @@ def new_client(port: int, engine: Any) -> Client:
     """Make a browser known to the service and find its learner.
 
     A browser is stored from its first state change on: after ``GET /api/me`` it clears its
-    (empty) self-assessments.
+    (empty) self-assessments. Like a browser, it keeps every cookie the service sets, the
+    signed identity cookie included (without it each request would look the browser up).
     """
     from sqlalchemy import select
 
@@ -343,13 +344,17 @@ def new_client(port: int, engine: Any) -> Client:
     for header in headers.get_all("Set-Cookie"):
         jar.load(header)
     token, csrf = jar["quizsvc_browser"].value, jar["csrf_token"].value
-    status, _, _ = request(port, "DELETE", "/api/self-assessments", headers={
+    status, _, headers = request(port, "DELETE", "/api/self-assessments", headers={
         "Cookie": f"quizsvc_browser={token}; csrf_token={csrf}", "X-CSRF-Token": csrf})
     assert status == 200, status
+    for header in headers.get_all("Set-Cookie") or ():
+        jar.load(header)
+    csrf = jar["csrf_token"].value
     with engine.connect() as connection:
         learner_id = connection.scalar(
             select(Browser.learner_id).where(Browser.token_hash == digest(token)))
-    return Client(f"quizsvc_browser={token}; csrf_token={csrf}", csrf, learner_id)
+    cookie = "; ".join(f"{name}={morsel.value}" for name, morsel in jar.items())
+    return Client(cookie, csrf, learner_id)
 
 
 def client_headers(client: Client, **extra: str) -> tuple[tuple[str, str], ...]:

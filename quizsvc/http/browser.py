@@ -27,7 +27,8 @@ import hmac
 import secrets
 from dataclasses import dataclass, replace
 
-from flask import Flask, Response, current_app, g, request
+from flask import Flask, Request, Response, current_app, g, request
+from flask.sessions import SessionInterface, SessionMixin
 from sqlalchemy.exc import IntegrityError
 
 from quizsvc.errors import N_, CsrfFailed
@@ -308,9 +309,27 @@ def forgotten_browser(error: IntegrityError) -> Response:
                           "here; send the request again to start afresh.")
 
 
+class NoFlaskSession(SessionInterface):
+    """Keep no Flask session: the cookies above are all the state a browser carries.
+
+    Flask's default opens its signed session cookie on every request, building a signing
+    serializer each time, for a session nothing here reads; Flask's null session refuses any
+    write to it, so a view that starts using one fails loudly instead of going unsaved.
+    """
+
+    def open_session(self, app: Flask, request: Request) -> SessionMixin | None:
+        """Return the null session (nothing is read)."""
+        return self.make_null_session(app)
+
+    def save_session(self, app: Flask, session: SessionMixin, response: Response) -> None:
+        """Save nothing (Flask does not call this for the null session)."""
+
+
 def init_app(app: Flask) -> None:
     """Install the browser hooks, the ``csrf_token()`` Jinja global, and the answer to a
-    write from a browser whose identity the database no longer holds."""
+    write from a browser whose identity the database no longer holds; keep no Flask
+    session."""
+    app.session_interface = NoFlaskSession()
     app.before_request(resolve_browser)
     app.after_request(set_browser_cookies)
     app.register_error_handler(IntegrityError, forgotten_browser)

@@ -57,6 +57,10 @@ from quizsvc.store.sessions import SessionRepository
 
 log = logging.getLogger(__name__)
 
+# The execution options a shape may set, at their defaults (None: the connection's own
+# isolation level).
+DEFAULT_OPTIONS: dict[str, Any] = {READ_ONLY: False, "isolation_level": None}
+
 
 class UnitOfWork:
     """One use case's way into the database: the repositories and the transaction shapes."""
@@ -70,6 +74,7 @@ class UnitOfWork:
         self.deadline = math.inf  # time.monotonic() past which nothing is committed
         self._connection: Connection | None = None  # the open shape's
         self._held: Connection | None = None  # checked out at the first shape, until close()
+        self._applied: dict[str, Any] = dict(DEFAULT_OPTIONS)  # the held connection's options
         self.answers = AnswerRepository(self)
         self.history = HistoryRepository(self)
         self.sessions = SessionRepository(self)
@@ -166,31 +171,41 @@ class UnitOfWork:
 
     @contextmanager
     def _checked_out(self, options: dict[str, Any]) -> Iterator[Connection]:
-        """Lend the held connection to one shape with ``options``, restored afterwards."""
+        """Lend the held connection to one shape with ``options`` (the others at their
+        defaults).
+
+        Only what differs from the shape before is set: a request's read and its write in
+        autocommit (an answer on PostgreSQL) change the isolation level once, not four times.
+        Nothing is restored at the end: the connection goes back to the pool at ``close``,
+        which resets its isolation level, and the read-only mark lives on this ``Connection``
+        object only.
+        """
         if self._connection is not None:
             raise RuntimeError("transaction shapes do not nest")
         assert self.engine is not None
         if self._held is None:
             self._held = self.engine.connect()
         connection = self._held
-        if options:
-            connection.execution_options(**options)
+        if connection.invalidated:  # an outage: it reconnects at the default isolation level
+            self._applied["isolation_level"] = None
+        wanted = {**DEFAULT_OPTIONS, **options}
+        changed = {name: value for name, value in wanted.items()
+                   if self._applied[name] != value}
+        if changed:
+            if changed.get("isolation_level", "") is None:
+                changed["isolation_level"] = connection.default_isolation_level
+            connection.execution_options(**changed)
+            self._applied = wanted
         self._connection = connection
         try:
             yield connection
         finally:
             self._connection = None
-            if options:
-                restored: dict[str, Any] = {}
-                if READ_ONLY in options:
-                    restored[READ_ONLY] = False
-                if "isolation_level" in options:
-                    restored["isolation_level"] = connection.default_isolation_level
-                connection.execution_options(**restored)
 
     def close(self) -> None:
         """Return the held connection to the pool; one the database dropped is discarded."""
         held, self._held = self._held, None
+        self._applied = dict(DEFAULT_OPTIONS)
         if held is None:
             return
         try:

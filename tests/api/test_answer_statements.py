@@ -1,0 +1,58 @@
+"""A graded answer is one read and one write (issue 21): what it sends the database, counted.
+
+On PostgreSQL the write is one statement (``quizsvc.store.answer_statement``); on SQLite it is
+one statement per row (the learner's counter, the variant's claim, the attempt, its card and
+review log). The browser comes from the signed identity cookie, so nothing else is read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from sqlalchemy import event
+
+from tests.support.browsers import Study
+from tests.support.fake_bank import LESSON_ID
+
+# What the test's outer transaction adds around each shape (a savepoint per shape).
+SAVEPOINTS = ("SAVEPOINT", "RELEASE", "ROLLBACK")
+
+
+def sent(connection: Any, run: Callable[[], Any]) -> tuple[Any, list[str]]:
+    """Return ``run()`` and the statements it sent, savepoints left out."""
+    seen: list[str] = []
+
+    def record(_conn: Any, _cursor: Any, statement: str, *_rest: Any) -> None:
+        if not statement.lstrip().upper().startswith(SAVEPOINTS):
+            seen.append(" ".join(statement.split()))
+
+    event.listen(connection, "before_cursor_execute", record)
+    try:
+        result = run()
+    finally:
+        event.remove(connection, "before_cursor_execute", record)
+    return result, seen
+
+
+def answered(study: Study, connection: Any, right: bool) -> list[str]:
+    """Answer a fresh question of a quiz; return the statements the answer sent."""
+    session = study.start(LESSON_ID, mode="quiz", size=2)
+    variant_id = study.next(session["id"])["question"]["variant_id"]
+    answer = study.right_answer(variant_id) if right else study.wrong_answer(variant_id)
+    response, statements = sent(connection, lambda: study.answer(variant_id, answer))
+    assert response.status_code == 201, response.json
+    return statements
+
+
+def test_a_graded_answer_is_one_read_and_one_write(study: Study, connection: Any) -> None:
+    for right in (True, False):
+        statements = answered(study, connection, right)
+        reads = [s for s in statements if s.startswith("SELECT")]
+        assert len(reads) == 1 and "FROM served_variant" in reads[0], statements
+        writes = [s for s in statements if not s.startswith("SELECT")]
+        if connection.dialect.name == "postgresql":
+            assert len(writes) == 1 and writes[0].startswith("WITH"), statements
+        else:  # review_seq, the claim, the attempt, the new card, its review log
+            assert [s.split()[0] for s in writes] == ["UPDATE", "UPDATE", "INSERT", "INSERT",
+                                                      "INSERT"], statements
