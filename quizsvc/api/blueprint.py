@@ -9,7 +9,8 @@ import marshmallow as ma
 from apispec import APISpec, BasePlugin
 from flask import Flask
 
-from quizsvc.http.browser import CSRF_COOKIE, CSRF_HEADER
+from quizsvc.http.browser import CSRF_HEADER
+from quizsvc.http.cookies import CSRF_COOKIE
 from quizsvc.http.errors import handle_http_exception
 from quizsvc.http.parsing import StrictParser
 

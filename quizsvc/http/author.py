@@ -21,7 +21,8 @@ from datetime import datetime, timedelta
 from flask import Response, current_app, request
 
 from quizsvc.errors import N_, NotFound, Unauthorized
-from quizsvc.http.browser import cookie_name, visitor
+from quizsvc.http.browser import visitor
+from quizsvc.http.cookies import cookie_name
 
 AUTHOR_COOKIE = "quizsvc_author"
 AUTHOR_SESSION = timedelta(hours=12)

@@ -32,16 +32,14 @@ from flask.sessions import SessionInterface, SessionMixin
 from sqlalchemy.exc import IntegrityError
 
 from quizsvc.errors import N_, CsrfFailed
+from quizsvc.http.cookies import BROWSER_COOKIE, CSRF_COOKIE, IDENTITY_COOKIE, cookie_name
+from quizsvc.http.limits import count_new_browser
 from quizsvc.runtime import now
 from quizsvc.store.database import request_unit_of_work
 from quizsvc.store.repository import Stale
 from quizsvc.study.context import Identity
 from quizsvc.study.linking import digest
 
-BROWSER_COOKIE = "quizsvc_browser"
-IDENTITY_COOKIE = "quizsvc_identity"
-CSRF_COOKIE = "csrf_token"
-SECURE_PREFIX = "__Host-"  # a Secure cookie set by this host for "/" only, never a sibling's
 CSRF_HEADER = "X-CSRF-Token"
 CSRF_FIELD = "csrf_token"
 COOKIE_MAX_AGE = 400 * 24 * 3600  # the longest lifetime browsers accept
@@ -68,11 +66,6 @@ class Visitor:
     new_identity: bool = False  # the identity cookie is to be (re)set
     forgotten: bool = False  # the identity cookie names a browser no longer stored
     erased: bool = False  # the learner erased everything: every cookie of ours goes
-
-
-def cookie_name(base: str) -> str:
-    """Return a cookie's name: ``__Host-`` prefixed when cookies are Secure."""
-    return SECURE_PREFIX + base if current_app.config.get("COOKIE_SECURE") else base
 
 
 def mac(secret_key: str, message: str) -> str:
@@ -179,8 +172,6 @@ def register(token: str) -> Identity:
     double submit), take that row: the learner made here is rolled back, and neither request
     fails on the browser's unique token hash.
     """
-    from quizsvc.http.limits import count_new_browser  # limits reads this module's cookie
-
     count_new_browser()
     uow = request_unit_of_work()
     try:

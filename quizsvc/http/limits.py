@@ -41,7 +41,7 @@ from limits import parse_many
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from quizsvc.errors import N_, TooMany
-from quizsvc.http.browser import BROWSER_COOKIE, cookie_name
+from quizsvc.http.cookies import BROWSER_COOKIE, cookie_name
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 
