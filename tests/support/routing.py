@@ -7,6 +7,9 @@ AST, then ``compile``). That function depends only on the rule's parsed parts (s
 argument names), its defaults, and whether unknown arguments are appended; the rule itself is
 passed in at call time (its converters are read from it then). So equal rules of two apps
 get the same function, and each test still builds, registers and routes a whole app of its own.
+
+``Rule._compile_builder`` is werkzeug's private method, so ``pyproject.toml`` pins werkzeug; a
+version without it fails here, at import, rather than quietly.
 """
 
 from __future__ import annotations
