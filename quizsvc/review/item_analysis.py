@@ -49,7 +49,7 @@ class FirstAttempt:
     question.
 
     ``diagnosed_rule`` is the rule the diagnosis of the learner's explanation named (None: no
-    explanation, no diagnosis, or none wired yet; see ``analyse(diagnoses=...)``).
+    explanation, or one written before explanations named a rule).
     """
 
     learner_id: int
@@ -97,8 +97,8 @@ class Spread:
 class MisconceptionCount:
     """A misconception matched by wrong first answers to a question, and the rule it breaks.
 
-    ``diagnosed_share``: of those answers the learner explained, the share whose diagnosis
-    named the rule it breaks (None: no explanations, or diagnoses not known).
+    ``diagnosed_share``: of those answers the learner explained with a diagnosis, the share
+    whose diagnosis named the rule it breaks (None: no such explanation).
     """
 
     misconception_id: str
@@ -217,8 +217,8 @@ def variant_spread(variants: Sequence[VariantFacility],
     return Spread(len(compared), min(compared), max(compared))
 
 
-def misconception_counts(attempts: Sequence[FirstAttempt], breaks: Mapping[str, str],
-                         diagnoses: bool) -> tuple[MisconceptionCount, ...]:
+def misconception_counts(attempts: Sequence[FirstAttempt], breaks: Mapping[str, str]
+                         ) -> tuple[MisconceptionCount, ...]:
     """Count the misconceptions a question's wrong answers matched, most frequent first."""
     wrong = [a for a in attempts if not a.correct]
     matched = Counter(a.misconception_id for a in wrong if a.misconception_id is not None)
@@ -226,8 +226,9 @@ def misconception_counts(attempts: Sequence[FirstAttempt], breaks: Mapping[str, 
     for misconception_id, count in sorted(matched.items(), key=lambda kv: (-kv[1], kv[0])):
         rule = breaks.get(misconception_id)
         explained = [a for a in wrong if a.misconception_id == misconception_id and a.explained]
-        share = (sum(a.diagnosed_rule == rule for a in explained) / len(explained)
-                 if diagnoses and explained and rule is not None else None)
+        diagnosed = [a for a in explained if a.diagnosed_rule is not None]
+        share = (sum(a.diagnosed_rule == rule for a in diagnosed) / len(diagnosed)
+                 if diagnosed and rule is not None else None)
         found.append(MisconceptionCount(misconception_id, rule, count, count / len(wrong),
                                         len(explained), share))
     return tuple(found)
@@ -235,7 +236,7 @@ def misconception_counts(attempts: Sequence[FirstAttempt], breaks: Mapping[str, 
 
 def item_stats(question_id: str, attempts: Sequence[FirstAttempt],
                scores: Mapping[int, Mapping[str, tuple[int, int]]], breaks: Mapping[str, str],
-               min_learners: int = MIN_LEARNERS, diagnoses: bool = False) -> ItemStats:
+               min_learners: int = MIN_LEARNERS) -> ItemStats:
     """Return one question's statistics from its first answers (``attempts``) and every
     learner's scores in scope (for the rest score)."""
     by_variant: dict[str, list[FirstAttempt]] = defaultdict(list)
@@ -254,7 +255,7 @@ def item_stats(question_id: str, attempts: Sequence[FirstAttempt],
         variants=tuple(variants),
         spread=variant_spread(variants),
         discrimination=discrimination_of(question_id, scores, min_learners),
-        misconceptions=misconception_counts(attempts, breaks, diagnoses),
+        misconceptions=misconception_counts(attempts, breaks),
     )
 
 
@@ -278,21 +279,20 @@ def rule_stats(rule_id: str, tested_by: Sequence[str],
 
 def analyse(attempts: Iterable[FirstAttempt], questions: Mapping[str, Sequence[str]],
             rules: Sequence[str], breaks: Mapping[str, str],
-            min_learners: int = MIN_LEARNERS, diagnoses: bool = False) -> ItemAnalysis:
+            min_learners: int = MIN_LEARNERS) -> ItemAnalysis:
     """Analyse first closed-book answers over a bank in scope.
 
     ``questions`` maps each graded question in scope, in the bank's order, to the rules it
     tests; ``rules`` are the rules in scope in teaching order; ``breaks`` maps a misconception
     to the rule it breaks. Answers to questions not in ``questions`` are left out (a question
-    the bank no longer has). ``diagnoses``: whether ``FirstAttempt.diagnosed_rule`` is known
-    (the explanation-diagnosis share is given only then).
+    the bank no longer has).
     """
     kept = [a for a in attempts if a.question_id in questions]
     by_question: dict[str, list[FirstAttempt]] = defaultdict(list)
     for attempt in kept:
         by_question[attempt.question_id].append(attempt)
     scores = learner_scores(kept)
-    items = tuple(item_stats(q, by_question.get(q, []), scores, breaks, min_learners, diagnoses)
+    items = tuple(item_stats(q, by_question.get(q, []), scores, breaks, min_learners)
                   for q in questions)
     tested_by: dict[str, list[str]] = {rule: [] for rule in rules}
     for question_id, question_rules in questions.items():

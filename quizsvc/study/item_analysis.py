@@ -118,7 +118,7 @@ def analysis_job(lesson: str | None, learner_ids: frozenset[int] | None) -> Item
             breaks[mid] = info.breaks
             names[mid] = info.name
     analysis = item_analysis.analyse(
-        attempts, {q.id: q.rules for q in questions}, list(rules), breaks, diagnoses=True)
+        attempts, {q.id: q.rules for q in questions}, list(rules), breaks)
     return report_of(analysis, lesson, learner_ids, questions, rules, names, index)
 
 

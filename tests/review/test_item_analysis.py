@@ -122,7 +122,7 @@ def test_misconceptions_by_frequency_with_the_rule_they_break():
     assert [(m.misconception_id, m.breaks, m.count) for m in found] == [
         ("m-double", "budget", 2), ("m-late", "rollback", 1)]
     assert found[0].share_of_wrong == 0.5
-    assert found[0].diagnosed_share is None  # diagnoses not wired: no figure
+    assert found[0].diagnosed_share is None  # nothing explained: no figure
 
 
 def test_the_diagnosed_share_counts_explanations_whose_diagnosis_named_the_broken_rule():
@@ -131,8 +131,16 @@ def test_the_diagnosed_share_counts_explanations_whose_diagnosis_named_the_broke
                 answer(2, "qa", False, misconception="m-double", explained=True,
                        diagnosed="rollback"),
                 answer(3, "qa", False, misconception="m-double", explained=False)]
-    found = analyse(attempts, QUESTIONS, RULES, BREAKS, diagnoses=True).items[0].misconceptions
+    found = analyse(attempts, QUESTIONS, RULES, BREAKS).items[0].misconceptions
     assert (found[0].explained, found[0].diagnosed_share) == (2, 0.5)
+
+
+def test_an_explanation_written_before_diagnoses_named_a_rule_is_left_out_of_the_share():
+    attempts = [answer(1, "qa", False, misconception="m-double", explained=True,
+                       diagnosed="budget"),
+                answer(2, "qa", False, misconception="m-double", explained=True)]
+    found = analyse(attempts, QUESTIONS, RULES, BREAKS).items[0].misconceptions
+    assert (found[0].explained, found[0].diagnosed_share) == (2, 1.0)
 
 
 def test_rule_accuracy_covers_every_question_that_tests_it():
