@@ -61,7 +61,9 @@ class Chart:
 
     ``chart_id`` is unique on the page (the figure's id, and the prefix of ids inside);
     ``columns`` are the table's headings and ``rows`` its cells, already written as text
-    (the first cell of a row heads the row).
+    (the first cell of a row heads the row); with ``dated_rows`` that first cell is an ISO
+    date, which the table marks as a ``<time>`` (the page's script says it in the reader's
+    words).
     """
 
     chart_id: str
@@ -71,6 +73,7 @@ class Chart:
     rows: tuple[tuple[str, ...], ...]
     description: str = ""
     legend: tuple[tuple[str, str], ...] = field(default=())  # (class, name) per series
+    dated_rows: bool = False
 
 
 @dataclass(frozen=True)
@@ -194,7 +197,8 @@ def _whole(values: Sequence[float]) -> bool:
 def bar_chart(chart_id: str, title: str, labels: Sequence[str], values: Sequence[float], *,
               x_label: str, y_label: str, empty_note: str, ticks: Sequence[str] | None = None,
               fmt: Format = plain_number, description: str = "",
-              table: tuple[Sequence[str], Sequence[Sequence[str]]] | None = None) -> Chart:
+              table: tuple[Sequence[str], Sequence[Sequence[str]]] | None = None,
+              dated_rows: bool = False) -> Chart:
     """Draw one bar per label, its height the value, the value written above it (zeros are
     drawn as no bar and no text: the table still lists them).
 
@@ -226,7 +230,8 @@ def bar_chart(chart_id: str, title: str, labels: Sequence[str], values: Sequence
     columns, rows = table if table is not None else (
         (x_label, y_label), [(label, fmt(v)) for label, v in zip(labels, values, strict=True)])
     return Chart(chart_id, title, _frame(chart_id, title, description, body),
-                 tuple(columns), tuple(tuple(r) for r in rows), description)
+                 tuple(columns), tuple(tuple(r) for r in rows), description,
+                 dated_rows=dated_rows)
 
 
 def line_chart(chart_id: str, title: str, labels: Sequence[str],
@@ -235,7 +240,8 @@ def line_chart(chart_id: str, title: str, labels: Sequence[str],
                reference: float | None = None, reference_label: str = "",
                ticks: Sequence[str] | None = None, fmt: Format = plain_number,
                description: str = "",
-               table: tuple[Sequence[str], Sequence[Sequence[str]]] | None = None) -> Chart:
+               table: tuple[Sequence[str], Sequence[Sequence[str]]] | None = None,
+               dated_rows: bool = False) -> Chart:
     """Draw the values as points joined by a line, each written beside its point; ``None``
     is a gap (no point, the line breaks). ``reference`` draws a dashed horizontal line with
     ``reference_label`` written on it (a target such as the desired retention).
@@ -294,15 +300,16 @@ def line_chart(chart_id: str, title: str, labels: Sequence[str],
     else:
         columns, rows = table
     return Chart(chart_id, title, _frame(chart_id, title, description, body),
-                 tuple(columns), tuple(tuple(r) for r in rows), description)
+                 tuple(columns), tuple(tuple(r) for r in rows), description,
+                 dated_rows=dated_rows)
 
 
 def stacked_bar_chart(chart_id: str, title: str, labels: Sequence[str],
                       series: Sequence[Series], *, x_label: str, y_label: str,
                       empty_note: str, ticks: Sequence[str] | None = None,
                       fmt: Format = plain_number, description: str = "",
-                      table: tuple[Sequence[str], Sequence[Sequence[str]]] | None = None
-                      ) -> Chart:
+                      table: tuple[Sequence[str], Sequence[Sequence[str]]] | None = None,
+                      dated_rows: bool = False) -> Chart:
     """Draw one bar per label made of one segment per series, stacked in series order, the
     total written above it. Series are told apart by class (``series-N``, coloured by the
     page), by a fill pattern (solid, hatched, dotted, ...), by the legend's words and by the
@@ -347,7 +354,8 @@ def stacked_bar_chart(chart_id: str, title: str, labels: Sequence[str],
         columns, rows = table
     return Chart(chart_id, title, _frame(chart_id, title, description, body),
                  tuple(columns), tuple(tuple(r) for r in rows), description,
-                 tuple((f"series-{k}", s.name) for k, s in enumerate(series)))
+                 tuple((f"series-{k}", s.name) for k, s in enumerate(series)),
+                 dated_rows=dated_rows)
 
 
 # Fill patterns by series: solid, diagonal hatch, dots, cross-hatch, empty (then they repeat).

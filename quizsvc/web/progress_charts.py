@@ -32,7 +32,7 @@ def reviews_chart(stats: ReviewStatistics) -> charts.Chart:
         [d.day.isoformat() for d in days], [d.reviews for d in days],
         ticks=[tick(d.day) for d in days], x_label=_("Day"), y_label=_("Reviews"),
         empty_note=_("No reviews in these 30 days"),
-        description=_("Every review counts: questions and flashcards."))
+        description=_("Every review counts: questions and flashcards."), dated_rows=True)
 
 
 def retention_chart(stats: ReviewStatistics) -> charts.Chart:
@@ -53,7 +53,7 @@ def retention_chart(stats: ReviewStatistics) -> charts.Chart:
                       "recalled (rated anything but Again). Near the dashed line, the "
                       "schedule keeps its promise; far below it, cards come back too late."),
         table=((_("Week starting"), _("Reviews of learned cards"), _("Recalled"),
-                _("Share recalled")), rows))
+                _("Share recalled")), rows), dated_rows=True)
 
 
 def forecast_chart(forecast: Sequence[ForecastDay]) -> charts.Chart:
@@ -63,7 +63,7 @@ def forecast_chart(forecast: Sequence[ForecastDay]) -> charts.Chart:
         [d.day.isoformat() for d in forecast], [d.count for d in forecast],
         ticks=[tick(d.day) for d in forecast], x_label=_("Day"), y_label=_("Due"),
         empty_note=_("Nothing falls due in the next 30 days"),
-        description=_("Cards already overdue count today."))
+        description=_("Cards already overdue count today."), dated_rows=True)
 
 
 def progress_charts(stats: ReviewStatistics, forecast: Sequence[ForecastDay]

@@ -33,7 +33,7 @@ def reviews(values: list[float]) -> charts.Chart:
     """Draw a bar chart of the given counts, one per day."""
     labels = [f"2026-11-{day:02d}" for day in range(1, len(values) + 1)]
     return charts.bar_chart("reviews", "Reviews per day", labels, values, x_label="Day",
-                            y_label="Reviews", empty_note="No reviews yet")
+                            y_label="Reviews", empty_note="No reviews yet", dated_rows=True)
 
 
 def test_a_chart_is_an_image_named_by_its_title_and_sized_by_its_viewbox() -> None:
@@ -160,3 +160,14 @@ def test_the_macro_puts_the_table_a_fold_away() -> None:
     dated = '<th scope="row"><time datetime="2026-11-02">2026-11-02</time></th><td>5</td>'
     assert "<table" in fold and dated in fold  # a date heads its row as a <time>
     assert 'id="reviews"' in html and "Reviews per day" in html
+
+
+def test_only_a_chart_with_dated_rows_marks_its_row_heads_as_times() -> None:
+    app = Flask(__name__, template_folder="../../quizsvc/web/templates")
+    app.jinja_env.globals["_"] = lambda text, **kw: text % kw if kw else text
+    named = charts.bar_chart("facility", "Facility", ["2026-11-02"], [1], x_label="Question",
+                             y_label="Facility", empty_note="none")
+    with app.app_context():
+        html = render_template_string('{% from "_chart.html" import chart %}{{ chart(c) }}',
+                                      c=named)
+    assert '<th scope="row">2026-11-02</th>' in html and "<time" not in html
