@@ -22,6 +22,7 @@ Nothing here reads or writes mastery: parameters and retention only move due dat
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -83,11 +84,16 @@ def reschedule_learner(uow: UnitOfWork, learner_id: int, lesson: str | None = No
     """Replay the learner's cards (of one lesson) under their settings; return how many
     changed. Runs in the caller's write, which holds the learner's lock."""
     cards = uow.settings.logged_cards(learner_id, lesson)
-    settings = {lesson: uow.settings.read_settings(learner_id, lesson)
-                for lesson in {card.lesson for card in cards}}
-    changes = replayed(cards, settings)
+    changes = replayed(cards, settings_by_lesson(uow, learner_id, cards))
     changes.write(uow)
     return len(changes.cards)
+
+
+def settings_by_lesson(uow: UnitOfWork, learner_id: int, cards: Sequence[LoggedCard]
+                       ) -> dict[str, SchedulerSettings]:
+    """Read the learner's scheduler settings once for each lesson ``cards`` belong to."""
+    return {name: uow.settings.read_settings(learner_id, name)
+            for name in {card.lesson for card in cards}}
 
 
 @dataclass(frozen=True)

@@ -92,9 +92,8 @@ def retention_job(learner_id: int, retention: float, now: datetime) -> int:
         with uow.read():
             review_seq = uow.answers.review_seq_of(learner_id)
             cards = uow.settings.logged_cards(learner_id)
-            settings = {lesson: replace(uow.settings.read_settings(learner_id, lesson),
-                                        desired_retention=retention)
-                        for lesson in {card.lesson for card in cards}}
+            settings = {name: replace(found, desired_retention=retention) for name, found
+                        in fsrs_tuning.settings_by_lesson(uow, learner_id, cards).items()}
         changes = fsrs_tuning.replayed(cards, settings)
         with uow.locked(learner_id):
             uow.settings.put_retention(learner_id, retention, now)
