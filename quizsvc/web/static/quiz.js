@@ -136,14 +136,14 @@
     if (document.getElementById("attempt")) {
       ratingKeys();
       var title = document.getElementById("result-h") || document.getElementById("reveal-h");
+      // Where the learner has already moved focus (say, Tab to "Next question") before this
+      // script ran, leave it where they put it.
       var active = document.activeElement;
-      if (active && active !== document.body && active !== document.documentElement) {
-        // The learner has already moved focus (say, Tab to "Next question") before this
-        // script ran: leave it where they put it.
-      } else if (title && !document.getElementById("explanation") &&
-                 window.location.hash !== "#reveal") {
+      var untouched = !active || active === document.body || active === document.documentElement;
+      if (untouched && title && !document.getElementById("explanation") &&
+          window.location.hash !== "#reveal") {
         title.focus();
-      } else if (window.location.hash === "#reveal") {
+      } else if (untouched && window.location.hash === "#reveal") {
         var reveal = document.getElementById("reveal-h");
         if (reveal) { reveal.setAttribute("tabindex", "-1"); reveal.focus(); }
       }
