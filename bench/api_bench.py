@@ -47,7 +47,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from http.cookies import SimpleCookie
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -147,6 +147,72 @@ def floor_app() -> Any:
         return Response(json.dumps({"id": 1, "correct": True}), 201,
                         mimetype="application/json")
 
+    return app
+
+
+def library_floor_app() -> Any:
+    """Return the library floor app (gunicorn factory): the floor's work on our libraries.
+
+    The same one INSERT as ``floor_app``, but through the stack the service is built on:
+    flask-smorest parses the Idempotency-Key header and the body with the service's own
+    request schemas (webargs, marshmallow) and dumps the reply with its ``AttemptSchema``;
+    Flask-Limiter counts the route per browser; SQLAlchemy Core commits the INSERT on a
+    pooled connection. No identity, grading, review or mastery: the distance from it to the
+    service is what the service's own work costs, and its distance from the floor is what the
+    chosen libraries cost before the service does anything.
+    """
+    import hashlib
+    import hmac
+
+    from flask import Flask, request
+    from flask.views import MethodView
+    from flask_limiter import Limiter
+    from flask_smorest import Api, Blueprint
+    from sqlalchemy import Column, Integer, MetaData, String, Table, Text, insert
+
+    from quizsvc.api.schemas import AttemptSchema
+    from quizsvc.http.arguments import AttemptCreateSchema, IdempotencyHeaderSchema
+    from quizsvc.store.database import make_engine
+
+    engine = make_engine(os.environ["QUIZSVC_DATABASE_URL"])
+    table = Table(FLOOR_TABLE, MetaData(), Column("id", Integer, primary_key=True),
+                  Column("token_hash", String), Column("variant_id", String),
+                  Column("answer", Text))
+    app = Flask("library_floor")
+    app.config.update(API_TITLE="floor", API_VERSION="1", OPENAPI_VERSION="3.0.2")
+    api = Api(app)
+    limiter = Limiter(key_func=lambda: request.cookies.get("quizsvc_browser", ""),
+                      app=app, storage_uri="memory://", headers_enabled=True)
+    blp = Blueprint("attempts", __name__, url_prefix="/api/attempts")
+
+    @app.get("/")
+    def ready() -> str:
+        return "ok"
+
+    @blp.route("")
+    class Attempts(MethodView):
+        decorators: ClassVar[list[Any]] = [limiter.limit("100000/minute")]
+
+        @blp.arguments(IdempotencyHeaderSchema, location="headers", as_kwargs=True)
+        @blp.arguments(AttemptCreateSchema)
+        @blp.response(201, AttemptSchema)
+        def post(self, body: dict[str, Any], idempotency_key: str) -> Any:
+            token = request.cookies.get("quizsvc_browser", "")
+            echoed = request.headers.get("X-CSRF-Token", "")
+            if not hmac.compare_digest(request.cookies.get("csrf_token", ""), echoed):
+                return {"code": "csrf_failed"}, 403
+            with engine.begin() as connection:
+                connection.execute(insert(table).values(
+                    token_hash=hashlib.sha256(token.encode()).hexdigest(),
+                    variant_id=body["variant_id"], answer=json.dumps(body["answer"])))
+            return {"id": 1, "variant_id": body["variant_id"], "question_id": "q",
+                    "kind": "numeric", "graded": True, "correct": True, "score": 1.0,
+                    "per_element": [], "closed_book": True, "practice": False,
+                    "submitted_at": datetime.now(UTC), "duration_ms": 1000,
+                    "explanation_required": False, "rating": None, "rating_choices": [],
+                    "submitted_answer": body["answer"], "reveal": None}
+
+    api.register_blueprint(blp)
     return app
 
 
@@ -573,6 +639,13 @@ def run_backend(backend: str, args: argparse.Namespace, bank: Any) -> list[str]:
                                       floor, answer_jobs, args.seconds, backend)
                 finally:
                     floor.stop()
+                library = start_gunicorn("api_bench:library_floor_app()", args.workers, env,
+                                         "/")
+                try:  # the floor's one INSERT, through the libraries the service uses
+                    library_floored = measure("library floor: the same on our libraries",
+                                              library, answer_jobs, args.seconds, backend)
+                finally:
+                    library.stop()
                 answers = measure("graded answers (POST /api/attempts)", service,
                                   answer_jobs, args.seconds, backend)
                 nexts = measure("next question (GET /api/sessions/{id}/next)", service,
@@ -580,7 +653,7 @@ def run_backend(backend: str, args: argparse.Namespace, bank: Any) -> list[str]:
                                 args.seconds, backend)
             finally:
                 service.stop()
-            for figures in (bare, floored, answers, nexts):
+            for figures in (bare, floored, library_floored, answers, nexts):
                 note = " (ran out of prepared requests)" if figures.exhausted else ""
                 errors = f", errors by status {figures.errors}" if figures.errors else ""
                 lines.append(
@@ -590,6 +663,15 @@ def run_backend(backend: str, args: argparse.Namespace, bank: Any) -> list[str]:
                 if figures.cpu is not None:
                     lines.append(f"  {'':<46} {figures.cpu.per_request(figures.requests)}")
             lines.append(f"  graded answers / bare Flask = {answers.rps / bare.rps:.2f}")
+            if floored.cpu is not None and library_floored.cpu is not None \
+                    and answers.cpu is not None:
+                floor_ms = floored.cpu.worker_ms(floored.requests)
+                library_ms = library_floored.cpu.worker_ms(library_floored.requests)
+                answer_ms = answers.cpu.worker_ms(answers.requests)
+                lines.append(f"  worker CPU per request: floor {floor_ms:.2f} ms, library floor "
+                             f"{library_ms:.2f} ms ({library_ms / floor_ms:.2f}x the floor), "
+                             f"graded answer {answer_ms:.2f} ms ({answer_ms / floor_ms:.2f}x "
+                             f"the floor, {answer_ms / library_ms:.2f}x the library floor)")
             for name, p50 in time_due_queue(engine, bank, args.cards, args.repeats).items():
                 lines.append(f"  {name} with {args.cards} cards: p50 {p50:.2f} ms"
                              "  (target < 5 ms)")

@@ -47,10 +47,14 @@ class CpuShares:
     client: float
     postgres: float | None  # None: not counted (SQLite), or no server process was seen
 
+    def worker_ms(self, requests: int) -> float:
+        """Return the workers' CPU milliseconds per request."""
+        return 1000 * self.workers / max(requests, 1)
+
     def per_request(self, requests: int) -> str:
         """Describe the split in milliseconds per request."""
         n = max(requests, 1)
-        parts = [f"workers {1000 * self.workers / n:.2f}", f"client {1000 * self.client / n:.2f}"]
+        parts = [f"workers {self.worker_ms(n):.2f}", f"client {1000 * self.client / n:.2f}"]
         if self.postgres is not None:
             parts.append(f"PostgreSQL {1000 * self.postgres / n:.2f}")
         return "CPU ms per request: " + ", ".join(parts)
