@@ -259,29 +259,40 @@ class ImportResult:
     reason: str
 
 
+@dataclass(frozen=True)
+class ImportRows:
+    """The rows an import writes, made from the document before the learner's lock is taken:
+    only the database ids (and the mastery the policy reads from them) are left to the write.
+    """
+
+    variants: list[dict[str, Any]]
+    attempts: list[dict[str, Any]]
+    cards: list[dict[str, Any]]
+    review_log: list[dict[str, Any]]
+    self_assessments: list[dict[str, Any]]
+
+
 def import_learner_data(ctx: Context, document: dict[str, Any]) -> ImportResult:
     """Load an exported document into this (empty) learner and browser; return row counts.
 
     ``document`` is the output of the export schema's ``load`` (datetimes parsed). The
     learner and browser must hold no attempts, cards or self-assessments yet (409
-    otherwise), so an import never merges two histories.
+    otherwise), so an import never merges two histories. The rows are made before the
+    learner's lock is taken: on SQLite that lock is the database's one writer, which every
+    other learner's answer waits for, so it is held for the writing alone.
     """
     if document.get("format") not in IMPORT_FORMATS:
         raise Invalid("format", N_("expected %(format)s"), reason="export_format",
                       params={"format": repr(EXPORT_FORMAT)})
     check_references(document)
     source = provenance(ctx, document)
+    rows = import_rows(ctx, document, source)
     with ctx.uow.locked(ctx.learner_id):  # an answer racing the import goes stale
-        return imported(ctx, document, source)
+        return imported(ctx, document, source, rows)
 
 
-def imported(ctx: Context, document: dict[str, Any], source: Provenance) -> ImportResult:
-    """Write an import into this learner, under its lock (see ``import_learner_data``)."""
-    uow = ctx.uow
-    if (uow.history.has_history(ctx.learner_id)
-            or uow.self_assessments.of_browser(ctx.browser_id)):
-        raise Conflict(N_("This learner already has data; import into a fresh browser."),
-                       reason="learner_has_data")
+def import_rows(ctx: Context, document: dict[str, Any], source: Provenance) -> ImportRows:
+    """Return the rows of an import, as this learner's (see ``import_learner_data``)."""
     variants, attempt_rows = [], []
     for index, record in enumerate(document["attempts"]):
         row = restored_attempt(ctx, index, record, source.vouched)
@@ -292,26 +303,37 @@ def imported(ctx: Context, document: dict[str, Any], source: Provenance) -> Impo
             "bank_version": row["bank_version"], "served_at": row["served_at"],
             "answered": True, "open_book": not row["closed_book"]})
         attempt_rows.append({"learner_id": ctx.learner_id, "variant_id": variant_id, **row})
-    card_rows = [{"learner_id": ctx.learner_id, **{name: row[name] for name in CARD_FIELDS}}
-                 for row in document["cards"]]
-    logs = [{"question_id": row["question_id"], "learner_id": ctx.learner_id,
-             "attempt_index": None if row["attempt"] is None else row["attempt"] - 1,
-             "vouched": source.vouched, **{name: row[name] for name in LOG_FIELDS}}
-            for row in document["review_log"]]
+    return ImportRows(
+        variants=variants, attempts=attempt_rows,
+        cards=[{"learner_id": ctx.learner_id, **{name: row[name] for name in CARD_FIELDS}}
+               for row in document["cards"]],
+        review_log=[{"question_id": row["question_id"], "learner_id": ctx.learner_id,
+                     "attempt_index": None if row["attempt"] is None else row["attempt"] - 1,
+                     "vouched": source.vouched, **{name: row[name] for name in LOG_FIELDS}}
+                    for row in document["review_log"]],
+        self_assessments=[{name: row[name] for name in SELF_ASSESSMENT_FIELDS}
+                          for row in document["self_assessments"]])
+
+
+def imported(ctx: Context, document: dict[str, Any], source: Provenance, rows: ImportRows
+             ) -> ImportResult:
+    """Write an import's rows into this learner, under its lock (see ``import_learner_data``)."""
+    uow = ctx.uow
+    if (uow.history.has_history(ctx.learner_id)
+            or uow.self_assessments.of_browser(ctx.browser_id)):
+        raise Conflict(N_("This learner already has data; import into a fresh browser."),
+                       reason="learner_has_data")
     attempt_ids, card_ids = uow.history.import_history(
-        variants, attempt_rows, card_rows, [row["question_id"] for row in document["cards"]],
-        logs)
+        ctx.learner_id, rows.variants, rows.attempts, rows.cards, rows.review_log)
     by_number = dict(zip((row["n"] for row in document["attempts"]), attempt_ids, strict=True))
-    mastery_rows = restored_mastery(ctx, document, attempt_rows, by_number)
+    mastery_rows = restored_mastery(ctx, document, rows.attempts, by_number)
     uow.history.insert_mastery(mastery_rows)
-    uow.self_assessments.add_many(ctx.browser_id, [
-        {name: row[name] for name in SELF_ASSESSMENT_FIELDS}
-        for row in document["self_assessments"]])
+    uow.self_assessments.add_many(ctx.browser_id, rows.self_assessments)
     if document.get("desired_retention") is not None:
         # The cards keep the due dates the file gives them, which this retention made.
         uow.settings.put_retention(ctx.learner_id, document["desired_retention"], ctx.now)
-    return ImportResult(len(attempt_ids), len(card_ids), len(document["review_log"]),
-                        len(document["self_assessments"]), len(mastery_rows),
+    return ImportResult(len(attempt_ids), len(card_ids), len(rows.review_log),
+                        len(rows.self_assessments), len(mastery_rows),
                         source.vouched, source.reason)
 
 

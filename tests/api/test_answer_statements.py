@@ -7,32 +7,11 @@ review log). The browser comes from the signed identity cookie, so nothing else 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
-
-from sqlalchemy import event
 
 from tests.support.browsers import Study
 from tests.support.fake_bank import LESSON_ID
-
-# What the test's outer transaction adds around each shape (a savepoint per shape).
-SAVEPOINTS = ("SAVEPOINT", "RELEASE", "ROLLBACK")
-
-
-def sent(connection: Any, run: Callable[[], Any]) -> tuple[Any, list[str]]:
-    """Return ``run()`` and the statements it sent, savepoints left out."""
-    seen: list[str] = []
-
-    def record(_conn: Any, _cursor: Any, statement: str, *_rest: Any) -> None:
-        if not statement.lstrip().upper().startswith(SAVEPOINTS):
-            seen.append(" ".join(statement.split()))
-
-    event.listen(connection, "before_cursor_execute", record)
-    try:
-        result = run()
-    finally:
-        event.remove(connection, "before_cursor_execute", record)
-    return result, seen
+from tests.support.statements import sent
 
 
 def answered(study: Study, connection: Any, right: bool) -> list[str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+from functools import partial
 
 import pytest
 
@@ -116,3 +117,25 @@ def test_review_log_exports_as_fsrs_optimizer_csv(history):
 
 def test_export_format_is_checked(browser):
     assert browser.get("/api/export?format=xml").status_code == 422
+
+
+def test_an_import_sends_as_many_statements_for_200_attempts_as_for_20(history, new_browser,
+                                                                       connection):
+    """Each table of an import is one executemany, whatever its size (issue 21): the learner's
+    lock, on SQLite the database's one writer, is held for the rows, not a statement per row."""
+    from tests.support.statements import sent
+
+    document = history.get("/api/export").json
+    counts = []
+    for size in (20, 200):
+        attempts = [{**document["attempts"][n % len(document["attempts"])], "n": n + 1,
+                     "idempotency_key": f"copy-{n}"} for n in range(size)]
+        copy = {**document, "attempts": attempts, "signature": None, "mastery": [],
+                "review_log": [{**entry, "attempt": None} for entry in document["review_log"]]}
+        fresh = new_browser()
+        fresh.get("/api/me")
+        response, statements = sent(connection, partial(fresh.post, "/api/import", json=copy))
+        assert response.status_code == 201, response.json
+        assert response.json["attempts"] == size
+        counts.append(len(statements))
+    assert counts[0] == counts[1], counts
