@@ -11,7 +11,11 @@ process over loopback for a fixed time:
 - hello: ``GET /`` on the bare app;
 - floor: the same answer requests on ``floor_app``, a one-route Flask app that only checks
   the cookie and CSRF token, parses the body and commits one INSERT: the least a durable
-  answer costs on this machine, so the distance from it to the service is the service's own.
+  answer costs on this machine, so the distance from it to the service is the service's own;
+- library floor: the floor's same INSERT through the libraries the service is built on
+  (flask-smorest with the service's own request and reply schemas, Flask-Limiter, SQLAlchemy
+  Core), so that distance splits into what those libraries cost and what the service's own work
+  (identity, grading, review, mastery) costs.
 
 It prints requests per second, p50/p99 latency and the ratio to bare Flask, and where each
 phase's CPU went (``cpu_accounting``: gunicorn workers, client, PostgreSQL), then times the
