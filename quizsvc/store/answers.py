@@ -240,7 +240,8 @@ RUN = (
                       _WRONG.c.question_id == bindparam("question_id"),
                       meets(_WRONG, mastery.READ, mastery.ENDS_RUN))
                .scalar_subquery(),
-               ATTEMPTS.c.submitted_at)))
+               ATTEMPTS.c.submitted_at))
+    .order_by(ATTEMPTS.c.submitted_at, ATTEMPTS.c.id))
 
 BUMP_SEQ = (update(LEARNERS)
             .where(LEARNERS.c.id == bindparam("b_learner"),
@@ -301,8 +302,8 @@ class AnswerRepository(Repository):
             practice=bool(row.practice))
 
     def read_run(self, learner_id: int, question_id: str) -> list[GradedAttempt]:
-        """Read the question's current run of graded attempts (``mastery.evaluate`` gives the
-        same verdict on it as on the whole history)."""
+        """Read the question's current run of graded attempts, oldest first
+        (``mastery.evaluate`` gives the same verdict on it as on the whole history)."""
         rows = self.connection.execute(RUN, {"learner_id": learner_id,
                                              "question_id": question_id})
         return [graded_attempt(row) for row in rows]

@@ -124,7 +124,8 @@ class FakeAnswers(FakeRepository):
                   if mastery.holds(mastery.READ, a)]
         wrong = [a["submitted_at"] for a in graded if mastery.holds(mastery.ENDS_RUN, a)]
         start = max(wrong) if wrong else None
-        return [graded_attempt(a) for a in graded if start is None or a["submitted_at"] >= start]
+        in_order = sorted(graded, key=lambda a: (a["submitted_at"], a["id"]))
+        return [graded_attempt(a) for a in in_order if start is None or a["submitted_at"] >= start]
 
     def write_answer(self, write: AnswerWrite) -> int:
         """Record one answer and return the attempt's id; raise ``Stale`` if its snapshot was
