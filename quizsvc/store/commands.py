@@ -98,7 +98,9 @@ def run_backup(args: argparse.Namespace) -> int:
 
 
 def run_prune(args: argparse.Namespace) -> int:
-    """Delete the learners that hold nothing and are older than ``--older-than`` days."""
+    """Delete the learners that hold nothing and are older than ``--older-than`` days, and
+    the learners of imports that never finished (begun over an hour ago: an import is refused
+    after its deadline of seconds, so one that old is dead)."""
     from datetime import UTC, datetime, timedelta
 
     from quizsvc.store.database import make_engine
@@ -112,9 +114,12 @@ def run_prune(args: argparse.Namespace) -> int:
         with UnitOfWork(engine=engine) as uow, uow.write():
             deleted = uow.learners.delete_empty_learners(
                 datetime.now(UTC) - timedelta(days=args.older_than))
+            unfinished = uow.learners.delete_unfinished_imports(
+                datetime.now(UTC) - timedelta(hours=1))
     finally:
         engine.dispose()
     print(f"deleted {deleted} empty learner(s) older than {args.older_than} days")
+    print(f"deleted {unfinished} unfinished import(s) begun over an hour ago")
     return 0
 
 
@@ -177,7 +182,8 @@ def register(subparsers: Any) -> None:
     restore.set_defaults(handler=run_restore)
 
     prune = with_url(db_commands.add_parser(
-        "prune", help="delete learners that hold nothing (no answers, cards or ratings)"))
+        "prune", help="delete learners that hold nothing (no answers, cards or ratings) and "
+        "imports that never finished"))
     prune.add_argument("--older-than", type=int, default=30, metavar="DAYS",
                        help="only learners created at least DAYS days ago (default 30)")
     prune.set_defaults(handler=run_prune)

@@ -1,8 +1,8 @@
 """Read a learner's whole history out for an export, and write an imported one in.
 
 The export reads every attempt, card, review and mastery record of a learner in export order;
-the import bulk-inserts a history into an empty learner (under the learner's lock), the
-served variants before the attempts that refer to them.
+the import bulk-inserts a history into the empty learner it stages, part by part (``IMPORTED``),
+the served variants before the attempts that refer to them.
 """
 
 from __future__ import annotations
@@ -25,6 +25,9 @@ from quizsvc.store.repository import Repository
 
 ATTEMPTS, SERVED = table(Attempt), table(ServedVariant)
 CARDS, LOGS, MASTERY = table(ReviewCard), table(ReviewLog), table(Mastery)
+# The parts of an import, in the order they are written (each refers to the ones before).
+IMPORTED = {"variants": SERVED, "attempts": ATTEMPTS, "cards": CARDS, "review_log": LOGS,
+            "mastery": MASTERY}
 
 
 @dataclass(frozen=True)
@@ -65,47 +68,24 @@ class HistoryRepository(Repository):
             self.connection.scalar(select(exists().where(ATTEMPTS.c.learner_id == learner_id)))
             or self.connection.scalar(select(exists().where(CARDS.c.learner_id == learner_id))))
 
-    def insert_rows(self, table: Any, rows: list[dict[str, Any]]) -> None:
-        """Insert ``rows`` into ``table`` in one executemany (nothing when empty)."""
+    def insert_imported(self, part: str, rows: list[dict[str, Any]]) -> None:
+        """Insert rows of one part of an import (``IMPORTED``) in one executemany."""
         if rows:
-            self.connection.execute(insert(table), rows)
+            self.connection.execute(insert(IMPORTED[part]), rows)
 
-    def import_history(self, learner_id: int, variants: list[dict[str, Any]],
-                       attempts: list[dict[str, Any]], cards: list[dict[str, Any]],
-                       logs: list[dict[str, Any]]) -> tuple[list[int], dict[str, int]]:
-        """Bulk-insert an imported history into a learner who has none; return the attempts'
-        ids in order and the cards' ids by question.
+    def imported_ids(self, learner_id: int) -> tuple[dict[str, int], dict[str, int]]:
+        """Return the ids of an imported learner's attempts by variant and cards by question.
 
-        ``logs`` name their card by ``question_id`` and their attempt by its index in
-        ``attempts`` (``attempt_index``). Each table is one executemany; the new ids are then
-        read back by the keys the rows already have (an attempt's variant, a card's question),
-        which name them alone because the learner had no history. Asking each INSERT to return
-        its id in the rows' order instead makes SQLite insert one row per statement: 8,000
-        statements for 8,000 attempts, while the learner's lock (on SQLite, the database's one
-        writer) is held.
+        An import inserts without asking for ids back (asking for them in the rows' order makes
+        SQLite insert one row per statement) and reads them here by keys the rows already
+        carry, which pick them out alone because the learner holds nothing else.
         """
-        self.insert_rows(SERVED, variants)  # before the attempts that refer to them
-        self.insert_rows(ATTEMPTS, attempts)
-        self.insert_rows(CARDS, cards)
-        by_variant = {variant_id: attempt_id for variant_id, attempt_id in self.connection.execute(
+        attempts = {variant_id: attempt_id for variant_id, attempt_id in self.connection.execute(
             select(ATTEMPTS.c.variant_id, ATTEMPTS.c.id)
             .where(ATTEMPTS.c.learner_id == learner_id))}
-        attempt_ids = [by_variant[row["variant_id"]] for row in attempts]
-        card_ids: dict[str, int] = {question_id: card_id for question_id, card_id in
-                                    self.connection.execute(
-                                        select(CARDS.c.question_id, CARDS.c.id)
-                                        .where(CARDS.c.learner_id == learner_id))}
-        self.insert_rows(LOGS, [
-            {**{key: value for key, value in log.items()
-                if key not in ("question_id", "attempt_index")},
-             "card_id": card_ids[log["question_id"]],
-             "attempt_id": None if log["attempt_index"] is None
-             else attempt_ids[log["attempt_index"]]} for log in logs])
-        return attempt_ids, card_ids
-
-    def insert_mastery(self, rows: list[dict[str, Any]]) -> None:
-        """Insert mastery records the policy decided for an import."""
-        self.insert_rows(MASTERY, rows)
+        cards = {question_id: card_id for question_id, card_id in self.connection.execute(
+            select(CARDS.c.question_id, CARDS.c.id).where(CARDS.c.learner_id == learner_id))}
+        return attempts, cards
 
     def optimizer_log(self, learner_id: int) -> Sequence[Any]:
         """Return a learner's reviews, by card then time, with what the fsrs optimizer reads."""

@@ -14,6 +14,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 
 from quizsvc.store.models import (
     Attempt,
+    Base,
     Browser,
     CohortMember,
     Learner,
@@ -76,6 +77,48 @@ class LearnerRepository(Repository):
             {"learner_id": learner_id, "token_hash": token_hash, "created_at": now}).scalar()
         return None if stored is None else BrowserRow(stored, learner_id)
 
+    def stage_import(self, now: datetime) -> int:
+        """Create the learner an import is written into, which no browser reaches yet; return
+        its id (see ``Learner.import_staged_at``)."""
+        learner_id: int = self.connection.execute(
+            insert(LEARNERS).returning(LEARNERS.c.id),
+            {"created_at": now, "import_staged_at": now}).scalar_one()
+        return learner_id
+
+    def adopt_import(self, staged_id: int, learner_id: int, browser_id: int) -> bool:
+        """Hand a finished import to the importing browser: the browser and whatever else its
+        (empty) learner held, such as a cohort membership, settings, an open session or a link
+        code, now belong to the staged learner, who is a learner like any other from now on.
+
+        Every table with a ``learner_id`` is moved, so a table added later moves too. The old
+        learner holds nothing afterwards and ``quizsvc db prune`` deletes it in time; the
+        staged one's exports go on naming it (``exported_as``). False,
+        and nothing moved: the browser no longer belongs to ``learner_id`` (another import of
+        it finished first).
+        """
+        moved = self.connection.execute(
+            update(BROWSERS).where(BROWSERS.c.id == browser_id,
+                                   BROWSERS.c.learner_id == learner_id)
+            .values(learner_id=staged_id)).rowcount
+        if moved != 1:
+            return False
+        for owned in Base.metadata.sorted_tables:
+            if "learner_id" in owned.c and owned is not BROWSERS:
+                self.connection.execute(update(owned).where(owned.c.learner_id == learner_id)
+                                        .values(learner_id=staged_id))
+        before = LEARNERS.alias("before")
+        self.connection.execute(update(LEARNERS).where(LEARNERS.c.id == staged_id).values(
+            import_staged_at=None,
+            exported_as=select(func.coalesce(before.c.exported_as, before.c.id))
+            .where(before.c.id == learner_id).scalar_subquery()))
+        return True
+
+    def exported_as(self, learner_id: int) -> int:
+        """Return the learner id this learner's exports name (``Learner.exported_as``)."""
+        named = self.connection.scalar(select(LEARNERS.c.exported_as)
+                                       .where(LEARNERS.c.id == learner_id))
+        return learner_id if named is None else int(named)
+
     def browsers_of(self, learner_id: int) -> int:
         """Count the browsers a learner has."""
         return self.connection.scalar(select(func.count()).select_from(BROWSERS)
@@ -136,4 +179,12 @@ class LearnerRepository(Repository):
             .where(BROWSERS.c.learner_id == LEARNERS.c.id).exists())
         deleted = self.connection.execute(
             delete(LEARNERS).where(LEARNERS.c.created_at < created_before, holds_nothing)).rowcount
+        return deleted or 0
+
+    def delete_unfinished_imports(self, staged_before: datetime) -> int:
+        """Delete the learners of imports begun before ``staged_before`` that never finished
+        (the process stopped half-way); return how many. No browser reaches them, and their
+        rows go with them (foreign keys cascade)."""
+        deleted = self.connection.execute(
+            delete(LEARNERS).where(LEARNERS.c.import_staged_at < staged_before)).rowcount
         return deleted or 0

@@ -94,6 +94,15 @@ class Learner(Base):
     ``review_seq`` is bumped by every transaction that changes the learner's attempts, cards,
     review log or mastery (``study.lock_learner``), so the lock-free answer path can tell
     whether what it read is still current.
+
+    ``import_staged_at``: an import is written in short steps into a learner of its own that
+    no browser reaches, then handed to the importing browser at once
+    (``study.portability``); until then this says when that began. One left set belongs to an
+    import that never finished, which ``quizsvc db prune`` deletes.
+
+    ``exported_as``: the learner id this learner's exports name, when not its own: a learner
+    an import was handed to goes on naming the learner the browser had before, so an export
+    signed before the import still comes back whole after another loss.
     """
 
     __tablename__ = "learner"
@@ -101,6 +110,8 @@ class Learner(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     created_at: Mapped[datetime]
     review_seq: Mapped[int] = mapped_column(Integer, server_default="0")
+    import_staged_at: Mapped[datetime | None]
+    exported_as: Mapped[int | None]
 
 
 class Browser(Base):

@@ -12,6 +12,9 @@ of work runs it (cosmicpython's unit of work, on SQLAlchemy Core connections):
 - ``statement()``: one statement that is atomic by itself; on PostgreSQL it runs in
   autocommit (saving the BEGIN and COMMIT round trips), elsewhere as a plain ``write()``.
 
+A job that writes much (an import) does it in many ``write()`` steps and calls ``give_way``
+between them, so that on SQLite no step holds the one writer for long.
+
 A conditional write that finds what it read has changed raises ``Stale`` after writing
 nothing; the shape rolls back whatever else the block did. ``answering.submit`` tries
 lock-free first and, on ``Stale``, again under ``locked``.
@@ -60,6 +63,8 @@ log = logging.getLogger(__name__)
 # The execution options a shape may set, at their defaults (None: the connection's own
 # isolation level).
 DEFAULT_OPTIONS: dict[str, Any] = {READ_ONLY: False, "isolation_level": None}
+# How long a job writing in steps leaves SQLite's writer free between them (``give_way``).
+WRITER_TURN_SECONDS = 0.015
 
 
 class UnitOfWork:
@@ -140,6 +145,16 @@ class UnitOfWork:
                 connection.rollback()
                 raise
             connection.commit()
+
+    def give_way(self) -> None:
+        """Between the steps of a job that writes in many short transactions (an import):
+        on SQLite, whose one writer every other learner's write waits for, pause long enough
+        for a waiting writer to take its turn. SQLite's busy handler wakes a waiter after
+        1, 2, 5, then 10 ms and more, so a job that began its next step at once would keep
+        finding the writer free before the waiter looked. Row locks (PostgreSQL) need no pause.
+        """
+        if self.dialect == "sqlite" and self.bound is None:
+            time.sleep(WRITER_TURN_SECONDS)
 
     def check_deadline(self) -> None:
         """Refuse to commit past the deadline (``Busy``: the shape rolls back)."""

@@ -27,16 +27,21 @@ from __future__ import annotations
 
 import csv
 import io
+import logging
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
+
+from sqlalchemy.exc import SQLAlchemyError
 
 from quizsvc.errors import N_, Conflict, Invalid
 from quizsvc.review import diagnosis, scheduling
 from quizsvc.review import mastery as mastery_policy
 from quizsvc.study import seal
-from quizsvc.study.context import Context
+from quizsvc.study.context import Context, Identity
 from quizsvc.study.sessions import opaque_id
+
+log = logging.getLogger(__name__)
 
 EXPORT_FORMAT = "quizsvc-export/3"
 # /1 and /2 (attempts signed one by one, bound to no learner) import as history only.
@@ -114,12 +119,13 @@ def export_learner_data(ctx: Context) -> dict[str, Any]:
             history = ctx.uow.history.of_learner(learner_id)
             assessments = ctx.uow.self_assessments.of_browser(ctx.identity.browser_id)
             retention = ctx.uow.settings.retention_of(learner_id)
+            exported_as = ctx.uow.learners.exported_as(learner_id)
         attempts, cards, logs, records = (history.attempts, history.cards, history.logs,
                                           history.mastery)
         number = {attempt.id: n for n, attempt in enumerate(attempts, start=1)}
         card_question = {card.id: card.question_id for card in cards}
         document.update({
-            "learner": learner_ref(ctx.secret_key, learner_id),
+            "learner": learner_ref(ctx.secret_key, exported_as),
             "self_assessments": [pick(row, SELF_ASSESSMENT_FIELDS) for row in assessments],
             "attempts": [{"n": number[a.id], **exported_attempt(ctx, a)} for a in attempts],
             "cards": [pick(card, CARD_FIELDS) for card in cards],
@@ -169,15 +175,16 @@ class Provenance:
     reason: str
 
 
-def provenance(ctx: Context, document: dict[str, Any]) -> Provenance:
-    """Tell whether this deployment vouches for ``document`` as this learner's own."""
+def provenance(ctx: Context, document: dict[str, Any], exported_as: int) -> Provenance:
+    """Tell whether this deployment vouches for ``document`` as this learner's own
+    (``exported_as``: the learner id its exports name)."""
     if document.get("deployment") not in (None, deployment_id(ctx.secret_key)):
         return Provenance(False, "another_deployment")
     if (document.get("format") != EXPORT_FORMAT
             or not seal.signed_by(ctx.secret_key, DOCUMENT_PURPOSE, signed_view(document),
                                   document.get("signature"))):
         return Provenance(False, "not_signed_here")
-    if document.get("learner") != learner_ref(ctx.secret_key, ctx.learner_id):
+    if document.get("learner") != learner_ref(ctx.secret_key, exported_as):
         return Provenance(False, "another_learner")
     return Provenance(True, "own_signed_export")
 
@@ -260,10 +267,19 @@ class ImportResult:
 
 
 @dataclass(frozen=True)
+class Imported:
+    """A finished import: what it brought, and the browser's identity from now on (the
+    learner the import was written into)."""
+
+    result: ImportResult
+    identity: Identity
+
+
+@dataclass(frozen=True)
 class ImportRows:
-    """The rows an import writes, made from the document before the learner's lock is taken:
-    only the database ids (and the mastery the policy reads from them) are left to the write.
-    """
+    """The rows an import writes into the learner it stages, made from the document before
+    anything is written: only the database ids (and the mastery the policy reads from them)
+    are left to the writing."""
 
     variants: list[dict[str, Any]]
     attempts: list[dict[str, Any]]
@@ -272,42 +288,129 @@ class ImportRows:
     self_assessments: list[dict[str, Any]]
 
 
-def import_learner_data(ctx: Context, document: dict[str, Any]) -> ImportResult:
-    """Load an exported document into this (empty) learner and browser; return row counts.
+IMPORT_STEP_ROWS = 500  # rows per transaction: a few milliseconds of SQLite's one writer
+
+
+def import_learner_data(ctx: Context, document: dict[str, Any]) -> Imported:
+    """Load an exported document for this (empty) learner and browser; return row counts and
+    the identity the browser has from now on.
 
     ``document`` is the output of the export schema's ``load`` (datetimes parsed). The
-    learner and browser must hold no attempts, cards or self-assessments yet (409
-    otherwise), so an import never merges two histories. The rows are made before the
-    learner's lock is taken: on SQLite that lock is the database's one writer, which every
-    other learner's answer waits for, so it is held for the writing alone.
+    learner must hold no attempts or cards and the browser no self-assessments yet, and the
+    learner must have no other browser (409 otherwise), so an import never merges two
+    histories.
+
+    A large import is many thousand rows, and on SQLite every other learner's write waits
+    while one transaction writes. So the rows are written in short steps (``IMPORT_STEP_ROWS``
+    each, the unit of work giving way between them) into a new learner that no browser
+    reaches (``stage_import``), and one small last step, under the learner's lock, hands that
+    learner to this browser with whatever the old one held (``adopt_import``). Nobody sees a
+    half-written import; one that fails is erased, and one the process never finished is
+    deleted by ``quizsvc db prune``.
     """
     if document.get("format") not in IMPORT_FORMATS:
         raise Invalid("format", N_("expected %(format)s"), reason="export_format",
                       params={"format": repr(EXPORT_FORMAT)})
     check_references(document)
-    source = provenance(ctx, document)
-    rows = import_rows(ctx, document, source)
+    with ctx.uow.read():
+        refuse_unless_empty(ctx)  # before any writing, which the last step checks again
+        exported_as = ctx.uow.learners.exported_as(ctx.learner_id)
+    source = provenance(ctx, document, exported_as)
+    with ctx.uow.write():
+        staged = ctx.uow.learners.stage_import(ctx.now)
+    try:
+        return staged_import(ctx, document, source, staged)
+    except BaseException:
+        erase_staged(ctx, staged)
+        raise
+
+
+def erase_staged(ctx: Context, staged: int) -> None:
+    """Erase what a failed import wrote (past its deadline too: a unit of work of its own).
+
+    If even that fails (the database is gone), ``quizsvc db prune`` deletes it later; the
+    import's own error is the one the learner is told.
+    """
+    try:
+        with ctx.uow.fresh() as cleanup, cleanup.write():
+            cleanup.erasure.erase(staged)
+    except SQLAlchemyError as error:
+        log.warning("could not erase the staged learner %s of a failed import: %s", staged,
+                    str(error).splitlines()[0] if str(error) else type(error).__name__)
+
+
+def refuse_unless_empty(ctx: Context) -> None:
+    """Refuse (409) an import into a learner with data or with another browser."""
+    uow = ctx.uow
+    if (uow.history.has_history(ctx.learner_id)
+            or uow.self_assessments.of_browser(ctx.browser_id)):
+        raise Conflict(N_("This learner already has data; import into a fresh browser."),
+                       reason="learner_has_data")
+    if uow.learners.browsers_of(ctx.learner_id) > 1:
+        raise Conflict(N_("This learner is shared with another browser; import into a fresh "
+                          "browser."), reason="learner_has_browsers")
+
+
+def staged_import(ctx: Context, document: dict[str, Any], source: Provenance,
+                  staged: int) -> Imported:
+    """Write an import into the staged learner step by step, then hand it to this browser."""
+    rows = import_rows(ctx, document, source, staged)
+    write_in_steps(ctx, "variants", rows.variants)  # before the attempts that refer to them
+    write_in_steps(ctx, "attempts", rows.attempts)
+    write_in_steps(ctx, "cards", rows.cards)
+    with ctx.uow.read():
+        by_variant, card_ids = ctx.uow.history.imported_ids(staged)
+    attempt_ids = [by_variant[row["variant_id"]] for row in rows.attempts]
+    write_in_steps(ctx, "review_log", [
+        {**{key: value for key, value in log.items()
+            if key not in ("question_id", "attempt_index")},
+         "card_id": card_ids[log["question_id"]],
+         "attempt_id": None if log["attempt_index"] is None
+         else attempt_ids[log["attempt_index"]]} for log in rows.review_log])
+    by_number = dict(zip((row["n"] for row in document["attempts"]), attempt_ids, strict=True))
+    mastery_rows = restored_mastery(ctx, document, rows.attempts, by_number, staged)
+    write_in_steps(ctx, "mastery", mastery_rows)
     with ctx.uow.locked(ctx.learner_id):  # an answer racing the import goes stale
-        return imported(ctx, document, source, rows)
+        refuse_unless_empty(ctx)
+        if not ctx.uow.learners.adopt_import(staged, ctx.learner_id, ctx.browser_id):
+            raise Conflict(N_("This browser imported another file meanwhile; nothing of this "
+                              "one was kept."), reason="learner_has_data")
+        ctx.uow.self_assessments.add_many(ctx.browser_id, rows.self_assessments)
+        if document.get("desired_retention") is not None:
+            # The cards keep the due dates the file gives them, which this retention made.
+            ctx.uow.settings.put_retention(staged, document["desired_retention"], ctx.now)
+    result = ImportResult(len(attempt_ids), len(card_ids), len(rows.review_log),
+                          len(rows.self_assessments), len(mastery_rows), source.vouched,
+                          source.reason)
+    return Imported(result, Identity(learner_id=staged, browser_id=ctx.browser_id))
 
 
-def import_rows(ctx: Context, document: dict[str, Any], source: Provenance) -> ImportRows:
-    """Return the rows of an import, as this learner's (see ``import_learner_data``)."""
+def write_in_steps(ctx: Context, part: str, rows: list[dict[str, Any]]) -> None:
+    """Insert one part of an import, ``IMPORT_STEP_ROWS`` rows to a transaction."""
+    for start in range(0, len(rows), IMPORT_STEP_ROWS):
+        with ctx.uow.write():
+            ctx.uow.history.insert_imported(part, rows[start:start + IMPORT_STEP_ROWS])
+        ctx.uow.give_way()
+
+
+def import_rows(ctx: Context, document: dict[str, Any], source: Provenance, learner_id: int
+                ) -> ImportRows:
+    """Return the rows of an import, as ``learner_id``'s (see ``import_learner_data``)."""
     variants, attempt_rows = [], []
     for index, record in enumerate(document["attempts"]):
         row = restored_attempt(ctx, index, record, source.vouched)
         variant_id = opaque_id(ctx)
         variants.append({
-            "id": variant_id, "learner_id": ctx.learner_id, "question_id": row["question_id"],
+            "id": variant_id, "learner_id": learner_id, "question_id": row["question_id"],
             "lesson": row["lesson"], "kind": row["kind"], "seed": row["seed"],
             "bank_version": row["bank_version"], "served_at": row["served_at"],
             "answered": True, "open_book": not row["closed_book"]})
-        attempt_rows.append({"learner_id": ctx.learner_id, "variant_id": variant_id, **row})
+        attempt_rows.append({"learner_id": learner_id, "variant_id": variant_id, **row})
     return ImportRows(
         variants=variants, attempts=attempt_rows,
-        cards=[{"learner_id": ctx.learner_id, **{name: row[name] for name in CARD_FIELDS}}
+        cards=[{"learner_id": learner_id, **{name: row[name] for name in CARD_FIELDS}}
                for row in document["cards"]],
-        review_log=[{"question_id": row["question_id"], "learner_id": ctx.learner_id,
+        review_log=[{"question_id": row["question_id"], "learner_id": learner_id,
                      "attempt_index": None if row["attempt"] is None else row["attempt"] - 1,
                      "vouched": source.vouched, **{name: row[name] for name in LOG_FIELDS}}
                     for row in document["review_log"]],
@@ -315,30 +418,8 @@ def import_rows(ctx: Context, document: dict[str, Any], source: Provenance) -> I
                           for row in document["self_assessments"]])
 
 
-def imported(ctx: Context, document: dict[str, Any], source: Provenance, rows: ImportRows
-             ) -> ImportResult:
-    """Write an import's rows into this learner, under its lock (see ``import_learner_data``)."""
-    uow = ctx.uow
-    if (uow.history.has_history(ctx.learner_id)
-            or uow.self_assessments.of_browser(ctx.browser_id)):
-        raise Conflict(N_("This learner already has data; import into a fresh browser."),
-                       reason="learner_has_data")
-    attempt_ids, card_ids = uow.history.import_history(
-        ctx.learner_id, rows.variants, rows.attempts, rows.cards, rows.review_log)
-    by_number = dict(zip((row["n"] for row in document["attempts"]), attempt_ids, strict=True))
-    mastery_rows = restored_mastery(ctx, document, rows.attempts, by_number)
-    uow.history.insert_mastery(mastery_rows)
-    uow.self_assessments.add_many(ctx.browser_id, rows.self_assessments)
-    if document.get("desired_retention") is not None:
-        # The cards keep the due dates the file gives them, which this retention made.
-        uow.settings.put_retention(ctx.learner_id, document["desired_retention"], ctx.now)
-    return ImportResult(len(attempt_ids), len(card_ids), len(rows.review_log),
-                        len(rows.self_assessments), len(mastery_rows),
-                        source.vouched, source.reason)
-
-
 def restored_mastery(ctx: Context, document: dict[str, Any], attempts: list[dict[str, Any]],
-                     attempt_ids: dict[int, int]) -> list[dict[str, Any]]:
+                     attempt_ids: dict[int, int], learner_id: int) -> list[dict[str, Any]]:
     """Re-run the mastery policy on the imported attempts; return the rows it decides.
 
     A record exists where the policy says the question was ever mastered, as an answer would
@@ -365,7 +446,7 @@ def restored_mastery(ctx: Context, document: dict[str, Any], attempts: list[dict
                   and record["mastered_at"] == verdict.mastered_at
                   and [attempt_ids[n] for n in record["evidence"]] == list(verdict.evidence))
         rows.append({
-            "learner_id": ctx.learner_id, "question_id": question_id,
+            "learner_id": learner_id, "question_id": question_id,
             "lesson": lessons[question_id], "mastered": verdict.mastered,
             "mastered_at": verdict.mastered_at, "evidence": list(verdict.evidence),
             "policy": mastery_policy.POLICY,

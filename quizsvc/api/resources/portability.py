@@ -19,13 +19,14 @@ from quizsvc.api.blueprint import ApiBlueprint
 from quizsvc.api.schemas import ExportSchema, ImportResultSchema
 from quizsvc.errors import N_, Invalid
 from quizsvc.http.arguments import ExportQuerySchema
+from quizsvc.http.browser import switch_identity
 from quizsvc.http.context import current_context
 from quizsvc.http.inputs import parse_json_body
 from quizsvc.http.limits import import_limit
 from quizsvc.pool import job_runtime
 from quizsvc.study import portability
 from quizsvc.study.context import Context, Identity
-from quizsvc.study.portability import ImportResult
+from quizsvc.study.portability import Imported
 
 blp = ApiBlueprint("portability", __name__, url_prefix="/api",
                    description="Export and import a learner's own data")
@@ -60,7 +61,7 @@ class Refused:
     messages: dict[str, Any]
 
 
-def import_job(identity: Identity, body: bytes, now: datetime) -> ImportResult | Refused:
+def import_job(identity: Identity, body: bytes, now: datetime) -> Imported | Refused:
     """Parse, check and import a document (a job for the costly-work pool).
 
     Parsing and checking a large export costs seconds of CPU, so this runs on the pool too,
@@ -108,4 +109,6 @@ class Import(MethodView):
                           request.get_data(cache=False), ctx.now)
         if isinstance(done, Refused):
             abort(done.status, messages=done.messages)
-        return done
+        assert isinstance(done, Imported)  # abort raised
+        switch_identity(done.identity)  # the browser now belongs to the imported learner
+        return done.result
