@@ -10,7 +10,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import bindparam, select
 from sqlalchemy.dialects import postgresql, sqlite
 
 from quizsvc.store.models import ExportedVariant, table
@@ -19,8 +18,6 @@ from quizsvc.store.repository import Repository
 EXPORTED = table(ExportedVariant)
 # Serving asks this for every question it serves afresh: built once, on the unique
 # constraint's leading column.
-EXPORTED_CONTENTS = (select(EXPORTED.c.content_key).distinct()
-                     .where(EXPORTED.c.question_id == bindparam("b_question")))
 
 
 @dataclass(frozen=True)
@@ -51,7 +48,3 @@ class ExportRepository(Repository):
         return sum(self.connection.execute(statement, row).first() is not None
                    for row in rows)
 
-    def exported_contents(self, question_id: str) -> frozenset[str]:
-        """Return the content keys of a question that left the server in an export."""
-        return frozenset(self.connection.scalars(EXPORTED_CONTENTS,
-                                                 {"b_question": question_id}))

@@ -14,10 +14,23 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import bindparam, delete, exists, func, insert, select, update
+from sqlalchemy import (
+    bindparam,
+    cast,
+    delete,
+    exists,
+    func,
+    insert,
+    literal,
+    null,
+    select,
+    union_all,
+    update,
+)
 
 from quizsvc.store.models import (
     Attempt,
+    ExportedVariant,
     Mastery,
     ReviewCard,
     ReviewLog,
@@ -170,6 +183,28 @@ REVEALED_MISTAKES = (
            ATTEMPTS.c.content_key.is_not(None))
     .order_by(ATTEMPTS.c.revealed_at.desc(), ATTEMPTS.c.id.desc()).limit(RECENTLY_REVEALED))
 
+_REVEALED = REVEALED_MISTAKES.add_columns(ATTEMPTS.c.revealed_at, ATTEMPTS.c.id).subquery()
+_EXPORTED = table(ExportedVariant)
+# What serving a question steers away from, in one statement: the learner's latest revealed
+# mistakes (latest first), then the contents an LMS export took away (``exported`` = 1).
+CONTENTS_TO_AVOID = (
+    union_all(
+        select(literal(0).label("exported"), _REVEALED.c.content_key,
+               _REVEALED.c.revealed_at, _REVEALED.c.id),
+        select(literal(1), _EXPORTED.c.content_key, cast(null(), ATTEMPTS.c.revealed_at.type),
+               cast(null(), ATTEMPTS.c.id.type)).distinct()
+        .where(_EXPORTED.c.question_id == bindparam("b_question")))
+    .order_by("exported", _REVEALED.c.revealed_at.desc(), _REVEALED.c.id.desc()))
+
+
+@dataclass(frozen=True)
+class ContentsToAvoid:
+    """What serving a question steers away from: the contents of the learner's latest
+    revealed mistakes (latest first) and the contents that left the server in an export."""
+
+    revealed: tuple[str, ...]
+    exported: frozenset[str]
+
 
 @dataclass(frozen=True)
 class ItemOutcome:
@@ -247,6 +282,15 @@ class SessionRepository(Repository):
         found = self.connection.scalars(REVEALED_MISTAKES, {"b_learner": learner_id,
                                                             "b_question": question_id})
         return tuple(dict.fromkeys(found))
+
+    def contents_to_avoid(self, learner_id: int, question_id: str) -> ContentsToAvoid:
+        """Return what serving ``question_id`` to the learner steers away from, in one read:
+        the learner's ``revealed_mistakes`` and the contents exports took away (``exports``)."""
+        rows = self.connection.execute(CONTENTS_TO_AVOID, {"b_learner": learner_id,
+                                                           "b_question": question_id}).all()
+        return ContentsToAvoid(
+            tuple(dict.fromkeys(row.content_key for row in rows if not row.exported)),
+            frozenset(row.content_key for row in rows if row.exported))
 
     def serve_practice(self, variant: dict[str, Any]) -> None:
         """Store a variant served as practice, outside any session (``served_variant``

@@ -19,6 +19,7 @@ from quizsvc.bank.model import AnswerInput, Question, Text, Variant
 from quizsvc.bank.publication import SERVED_SEED_BITS
 from quizsvc.errors import N_, Conflict, Gone
 from quizsvc.store.repository import Stale
+from quizsvc.store.sessions import ContentsToAvoid
 from quizsvc.study.context import Context
 from quizsvc.study.sessions import SessionView, opaque_id, owned_session, session_view
 
@@ -109,21 +110,20 @@ def next_question(ctx: Context, session_id: str) -> NextItem:
     """Serve the session's first unanswered question (the same variant until it is answered).
 
     Each question gets a freshly drawn variant (a new seed) when first served, so a review of
-    a numeric question never repeats the numbers of the last one. One read (the session with
-    its items, and for a question not served yet the contents of its revealed mistakes and
-    those an LMS export took away) and, for a question not served yet, one write that serves
-    it unless a concurrent request did first; then this request serves what that one stored.
+    a numeric question never repeats the numbers of the last one. One read of the session with
+    its items, for a question not served yet a second of the contents to steer away from (its
+    revealed mistakes and those an LMS export took away, in one statement), and one write
+    that serves it unless a concurrent request did first; then this request serves what that
+    one stored.
     """
     uow = ctx.uow
     for _ in range(SERVE_TRIES):
         with uow.read():
             state = owned_session(ctx, session_id)
             item = state.next_item()
-            seen: tuple[str, ...] = ()
-            exported: frozenset[str] = frozenset()
+            avoid = ContentsToAvoid((), frozenset())
             if item is not None and item.variant_id is None:
-                seen = uow.sessions.revealed_mistakes(ctx.learner_id, item.question_id)
-                exported = uow.exports.exported_contents(item.question_id)
+                avoid = uow.sessions.contents_to_avoid(ctx.learner_id, item.question_id)
         view = session_view(state)
         if item is None:
             return NextItem(view, None, None)
@@ -137,7 +137,7 @@ def next_question(ctx: Context, session_id: str) -> NextItem:
         if q is None:
             raise Gone(N_("This session's next question is no longer in the bank; start a new "
                           "session."), reason="question_gone")
-        seed, built = draw_variant(ctx, q, seen, exported)
+        seed, built = draw_variant(ctx, q, avoid.revealed, avoid.exported)
         variant_id = opaque_id(ctx)
         try:
             with uow.statement():

@@ -35,3 +35,25 @@ def test_a_graded_answer_is_one_read_and_one_write(study: Study, connection: Any
         else:  # review_seq, the claim, the attempt, the new card, its review log
             assert [s.split()[0] for s in writes] == ["UPDATE", "UPDATE", "INSERT", "INSERT",
                                                       "INSERT"], statements
+
+
+def test_serving_a_question_is_two_reads_and_one_write(study: Study, connection: Any) -> None:
+    """The session with its items, then what to steer away from (the learner's revealed
+    mistakes and the exported contents, in one statement), then the serving write; a question
+    served already is the first read alone."""
+    session = study.start(LESSON_ID, mode="quiz", size=2)
+    response, statements = sent(connection, lambda: study.browser.get(
+        f"/api/sessions/{session['id']}/next"))
+    assert response.status_code == 200, response.json
+    reads = [s for s in statements if s.startswith("SELECT")]
+    assert len(reads) == 2 and "FROM study_session" in reads[0], statements
+    assert "FROM exported_variant" in reads[1] and "FROM attempt" in reads[1], statements
+    writes = [s.split()[0] for s in statements if not s.startswith("SELECT")]
+    if connection.dialect.name == "postgresql":
+        assert writes == ["WITH"], statements
+    else:  # the variant, then the item's claim on it
+        assert writes == ["INSERT", "UPDATE"], statements
+    again, statements = sent(connection, lambda: study.browser.get(
+        f"/api/sessions/{session['id']}/next"))
+    assert again.json["question"]["variant_id"] == response.json["question"]["variant_id"]
+    assert len(statements) == 1 and "FROM study_session" in statements[0], statements

@@ -342,6 +342,7 @@ def mistakes_and_dues(uow: Any) -> Transcript:
         with uow.read():
             transcript.append(list(uow.sessions.revealed_mistakes(ctx.learner_id,
                                                                   "running-first")))
+            transcript.append(uow.sessions.contents_to_avoid(ctx.learner_id, "running-first"))
         if n % 3 != 0:  # sometimes two reveals at one instant: the later id first
             clock.advance(minutes=n)
     with uow.read():
@@ -499,8 +500,9 @@ def exports(uow: Any) -> Transcript:
         with uow.write():
             transcript.append(uow.exports.record(exported, "moodle", clock()))
     with uow.read():
-        transcript.append(sorted(uow.exports.exported_contents("running-first")))
-        transcript.append(sorted(uow.exports.exported_contents("nothing-exported")))
+        for question in ("running-first", "nothing-exported"):
+            avoid = uow.sessions.contents_to_avoid(1, question)
+            transcript.append((avoid.revealed, sorted(avoid.exported)))
     return transcript
 
 

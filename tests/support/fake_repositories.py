@@ -44,6 +44,7 @@ from quizsvc.store.repository import Stale
 from quizsvc.store.scheduler_settings import settings_of
 from quizsvc.store.sessions import (
     RECENTLY_REVEALED,
+    ContentsToAvoid,
     ItemOutcome,
     ItemState,
     PracticeVariant,
@@ -319,6 +320,13 @@ class FakeSessions(FakeRepository):
                                    served.get("served_at"), bool(served.get("answered"))))
         return SessionState(session, tuple(items))
 
+    def contents_to_avoid(self, learner_id: int, question_id: str) -> ContentsToAvoid:
+        """Return a learner's revealed mistakes and the exported contents of a question."""
+        return ContentsToAvoid(
+            self.revealed_mistakes(learner_id, question_id),
+            frozenset(row["content_key"] for row in self.tables.select(
+                "exported_variant", lambda row: row["question_id"] == question_id)))
+
     def revealed_mistakes(self, learner_id: int, question_id: str) -> tuple[str, ...]:
         """Return the contents of the learner's latest revealed wrong answers to a question."""
         found = self.tables.select(
@@ -582,7 +590,3 @@ class FakeExports(FakeRepository):
             added += 1
         return added
 
-    def exported_contents(self, question_id: str) -> frozenset[str]:
-        """Return the content keys of a question that left the server in an export."""
-        return frozenset(row["content_key"] for row in self.tables.select(
-            "exported_variant", lambda row: row["question_id"] == question_id))
