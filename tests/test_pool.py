@@ -17,9 +17,10 @@ from quizsvc.store import migrate
 from quizsvc.store.database import make_engine
 
 
-def where_am_i() -> tuple[int, int, str]:
-    """Return the job's process id, its niceness and the bank version its runtime holds."""
-    return os.getpid(), os.nice(0), job_runtime().bank.version
+def where_am_i() -> tuple[int, int, str, int]:
+    """Return the job's process id, its niceness, the bank version its runtime holds and its
+    scheduling policy."""
+    return os.getpid(), os.nice(0), job_runtime().bank.version, os.sched_getscheduler(0)
 
 
 def refuse() -> None:
@@ -51,10 +52,18 @@ def pool(tmp_path_factory: pytest.TempPathFactory) -> Any:
 def test_a_job_runs_in_another_process_at_a_lower_priority_with_the_bank_loaded(pool):
     from quizsvc.bank import load_bank
 
-    pid, niceness, version = pool.run(60, where_am_i)
+    pid, niceness, version, policy = pool.run(60, where_am_i)
     assert pid != os.getpid()
     assert niceness >= os.nice(0) + 10  # the workers that serve pages come first
     assert version == load_bank().version
+    assert policy == os.SCHED_OTHER  # on SQLite: a writing job must not starve holding the writer
+
+
+def test_on_postgresql_the_pool_runs_only_on_cpu_time_no_page_wants():
+    from quizsvc.pool import scheduling_policy
+
+    assert scheduling_policy("postgresql+psycopg://db/quizsvc") == os.SCHED_IDLE
+    assert scheduling_policy("sqlite:///quizsvc.sqlite3") == os.SCHED_OTHER
 
 
 def test_a_refusal_in_a_job_reaches_the_caller_whole(pool):
