@@ -24,6 +24,7 @@ from quizsvc.study import portability
 from tests.support.browsers import ApiBrowser, Study
 from tests.support.fake_bank import LESSON_ID
 from tests.support.repos import repos
+from tests.support.statements import sent
 
 
 def count(db: Any, model: Any, *where: Any) -> int:
@@ -50,8 +51,8 @@ def test_no_step_of_a_large_import_writes_more_than_its_share(
     document = large_copy(browser, study, 100)
     fresh = new_browser()
     fresh.get("/api/me")
-    response, statements = sent_with_savepoints(
-        connection, lambda: fresh.post("/api/import", json=document))
+    response, statements = sent(connection, lambda: fresh.post("/api/import", json=document),
+                                savepoints=True)
     assert response.status_code == 201, response.json
     assert response.json["attempts"] == 100
     steps = [s for s in statements if s.startswith("INSERT INTO attempt ")]
@@ -64,22 +65,6 @@ def test_no_step_of_a_large_import_writes_more_than_its_share(
             begun = max(o for o in opened if o < i)
             assert not any(t.startswith("INSERT INTO attempt ")
                            for t in statements[begun + 1:i]), statements[begun:i + 1]
-
-
-def sent_with_savepoints(connection: Any, run: Any) -> tuple[Any, list[str]]:
-    """Return ``run()`` and every statement it sent, savepoints included."""
-    from sqlalchemy import event
-
-    seen: list[str] = []
-
-    def record(_conn: Any, _cursor: Any, statement: str, *_rest: Any) -> None:
-        seen.append(" ".join(statement.split()))
-
-    event.listen(connection, "before_cursor_execute", record)
-    try:
-        return run(), seen
-    finally:
-        event.remove(connection, "before_cursor_execute", record)
 
 
 def test_an_import_that_fails_half_way_leaves_nothing_and_can_be_sent_again(

@@ -11,13 +11,14 @@ from sqlalchemy import event
 SAVEPOINTS = ("SAVEPOINT", "RELEASE", "ROLLBACK")
 
 
-def sent(connection: Any, run: Callable[[], Any]) -> tuple[Any, list[str]]:
-    """Return ``run()`` and the statements it sent, savepoints left out (an executemany is
-    one statement, as it is one call to the driver)."""
+def sent(connection: Any, run: Callable[[], Any], savepoints: bool = False
+         ) -> tuple[Any, list[str]]:
+    """Return ``run()`` and the statements it sent, savepoints left out unless asked for (an
+    executemany is one statement, as it is one call to the driver)."""
     seen: list[str] = []
 
     def record(_conn: Any, _cursor: Any, statement: str, *_rest: Any) -> None:
-        if not statement.lstrip().upper().startswith(SAVEPOINTS):
+        if savepoints or not statement.lstrip().upper().startswith(SAVEPOINTS):
             seen.append(" ".join(statement.split()))
 
     event.listen(connection, "before_cursor_execute", record)
