@@ -23,6 +23,7 @@ from quizsvc.store import migrate
 from quizsvc.store.database import make_engine
 from quizsvc.store.models import LinkCode, StudySession
 from tests.support.chromium import launch_chromium
+from tests.support.live import closing_at_once
 
 pytestmark = pytest.mark.browser
 
@@ -39,7 +40,7 @@ def site(tmp_path_factory: pytest.TempPathFactory, bank: Any) -> Iterator[tuple[
         connection.commit()
     app = create_app({"TESTING": True, "DATABASE_URL": url, "SECRET_KEY": "csrf-browser",
                       "BANK": bank})
-    server = make_server("127.0.0.1", 0, app, threaded=True)
+    server = make_server("127.0.0.1", 0, closing_at_once(app), threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

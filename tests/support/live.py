@@ -104,6 +104,27 @@ class LiveServer:
         return self.variant(variant_id).answer
 
 
+def closing_at_once(app: Any) -> Any:
+    """Wrap a WSGI app so that each response is read whole and closed before the server sends it.
+
+    werkzeug's development server closes a response only after draining the request socket,
+    and a browser that resets the connection (Chromium does, for a favicon it already has)
+    makes that drain raise first: the response is never closed, and its open file (a static
+    asset's) is collected later as a ResourceWarning in whichever test runs then. The live
+    server's responses are small, so reading each whole costs nothing.
+    """
+    def wsgi(environ: dict[str, Any], start_response: Any) -> list[bytes]:
+        iterable = app(environ, start_response)
+        try:
+            return [b"".join(iterable)]
+        finally:
+            close = getattr(iterable, "close", None)
+            if close is not None:
+                close()
+
+    return wsgi
+
+
 @contextmanager
 def serve(database: LiveDatabase, bank: Any, **config: Any) -> Iterator[LiveServer]:
     """Serve the app on ``database`` at 127.0.0.1 and a free port, in a thread, until the
@@ -114,7 +135,7 @@ def serve(database: LiveDatabase, bank: Any, **config: Any) -> Iterator[LiveServ
                       # every test learner comes from 127.0.0.1: not one client to limit
                       "NEW_BROWSER_RATE_LIMIT": "1000000/minute",
                       "REPORT_ADDRESS_RATE_LIMIT": "1000000/minute", **config})
-    server = make_server("127.0.0.1", 0, app, threaded=True)
+    server = make_server("127.0.0.1", 0, closing_at_once(app), threaded=True)
     thread = threading.Thread(target=server.serve_forever, name="live-server", daemon=True)
     thread.start()
     try:
