@@ -1,7 +1,9 @@
-"""Record the variants an LMS export took away, and tell serving which contents they were.
+"""Record the variants an LMS export took away.
 
 ``exported_variant`` rows are only added: once a class holds a variant's answer, that stays
-true. A variant recorded twice (the same export made again) is recorded once.
+true. A variant recorded twice (the same export made again) is recorded once. Serving reads
+their contents back with the learner's revealed mistakes, in one statement
+(``SessionRepository.contents_to_avoid``).
 """
 
 from __future__ import annotations
@@ -16,8 +18,6 @@ from quizsvc.store.models import ExportedVariant, table
 from quizsvc.store.repository import Repository
 
 EXPORTED = table(ExportedVariant)
-# Serving asks this for every question it serves afresh: built once, on the unique
-# constraint's leading column.
 
 
 @dataclass(frozen=True)

@@ -185,8 +185,9 @@ REVEALED_MISTAKES = (
 
 _REVEALED = REVEALED_MISTAKES.add_columns(ATTEMPTS.c.revealed_at, ATTEMPTS.c.id).subquery()
 _EXPORTED = table(ExportedVariant)
-# What serving a question steers away from, in one statement: the learner's latest revealed
-# mistakes (latest first), then the contents an LMS export took away (``exported`` = 1).
+# What serving a question steers away from, in one statement (asked for every question served
+# afresh): the learner's latest revealed mistakes (latest first), then the contents an LMS
+# export took away (``exported`` = 1; found by the unique constraint's leading column).
 CONTENTS_TO_AVOID = (
     union_all(
         select(literal(0).label("exported"), _REVEALED.c.content_key,
