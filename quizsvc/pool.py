@@ -81,7 +81,9 @@ def start_process(settings: dict[str, Any]) -> None:
     """
     global _PROCESS_RUNTIME
     os.nice(POOL_NICENESS)
-    os.sched_setscheduler(0, scheduling_policy(settings["DATABASE_URL"]), os.sched_param(0))
+    policy = scheduling_policy(settings["DATABASE_URL"])
+    if policy is not None:
+        os.sched_setscheduler(0, policy, os.sched_param(0))
     from quizsvc.bank import load_bank
     from quizsvc.store.database import Database
     from quizsvc.study.bank_index import BankIndex
@@ -94,8 +96,9 @@ def start_process(settings: dict[str, Any]) -> None:
                                   settings["SECRET_KEY"], Limits.from_config(settings))
 
 
-def scheduling_policy(database_url: str) -> int:
-    """Return the CPU scheduling policy of the pool's processes on this database.
+def scheduling_policy(database_url: str) -> int | None:
+    """Return the CPU scheduling policy of the pool's processes on this database (None: the
+    platform has no scheduling policies to choose from, e.g. macOS; ``nice`` alone then).
 
     ``SCHED_IDLE`` (Linux): a job runs only on CPU time no page wants, and a request that
     wakes up takes the CPU from it at once; ``nice`` alone still lets a busy pool delay each
@@ -105,7 +108,9 @@ def scheduling_policy(database_url: str) -> int:
     work could leave it holding the writer, with every learner's write waiting behind it: there
     the pool keeps the normal policy at its lower ``nice``, which still gets it a share.
     """
-    if database_url.startswith("sqlite") or not hasattr(os, "SCHED_IDLE"):
+    if not hasattr(os, "sched_setscheduler"):
+        return None
+    if database_url.startswith("sqlite"):
         return os.SCHED_OTHER
     return os.SCHED_IDLE
 
