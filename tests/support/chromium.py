@@ -39,6 +39,20 @@ def launch_chromium() -> Iterator[Any]:
             chromium.close()
 
 
+# A full-page picture makes Chromium draw the whole page, even when clipped to its top: 8 to
+# 10 s for the lesson (~35,000 px on a desktop, ~60,000 on a phone). A taller page is kept
+# as its first screen, which is what a learner sees on arriving and costs ~0.1 s.
+PICTURE_HEIGHT = 4000
+
+
+def keep_picture(page: Any, path: Path) -> Path:
+    """Save a PNG of ``page`` at ``path``: the whole page, or its first screen when the page is
+    taller than ``PICTURE_HEIGHT``. A picture is an artifact for people, never the check."""
+    height = page.evaluate("document.documentElement.scrollHeight")
+    page.screenshot(path=str(path), full_page=height <= PICTURE_HEIGHT, timeout=60_000)
+    return path
+
+
 def screenshot_folder(config: pytest.Config) -> Path:
     """Return where the browser tests keep their screenshots: ``test-output/screenshots/``."""
     return Path(config.rootpath) / "test-output" / "screenshots"

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.chromium import launch_chromium, screenshot_folder
+from tests.support.chromium import keep_picture, launch_chromium, screenshot_folder
 from tests.support.live import (
     LIVE_AUTHOR_TOKEN,
     LiveServer,
@@ -103,13 +103,5 @@ def screenshot_dir(pytestconfig: pytest.Config) -> Path:
 
 @pytest.fixture
 def shot(screenshot_dir: Path) -> Callable[[Any, str], Path]:
-    """Return ``shot(page, name)``, which saves a full-page PNG and returns its path."""
-
-    def take(page: Any, name: str) -> Path:
-        path = screenshot_dir / f"{name}.png"
-        # A long page (the lesson) can take more than the default 10 s on a loaded machine:
-        # the screenshot is an artifact, not what the test checks.
-        page.screenshot(path=str(path), full_page=True, timeout=60_000)
-        return path
-
-    return take
+    """Return ``shot(page, name)``, which saves a PNG (``keep_picture``) and returns its path."""
+    return lambda page, name: keep_picture(page, screenshot_dir / f"{name}.png")

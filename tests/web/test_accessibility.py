@@ -1,6 +1,7 @@
 """axe-core on every page and state a learner meets, in both languages, on a desktop and a
 phone: zero WCAG 2.1 AA violations, and no interface text in the other language. Each state
-is also kept as a screenshot (``test-output/screenshots/a11y-<lang>-<viewport>-<state>.png``).
+is also kept as a screenshot (``test-output/screenshots/a11y-<lang>-<viewport>-<state>.png``;
+a page taller than ``PICTURE_HEIGHT``, such as the lesson, as its first screen).
 
 The walk is one learner's first session: home, the lesson (on a phone also with its contents
 unfolded) and its reference pages, a quiz (a refused answer, a wrong answer at the explanation
@@ -24,10 +25,10 @@ from typing import Any
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 from babel.messages.pofile import read_po
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from quizsvc.http.language import TRANSLATIONS
 from tests.support import pages as steps
+from tests.support.chromium import keep_picture
 from tests.support.cohorts import live_cohort
 from tests.support.live import LIVE_AUTHOR_TOKEN, LiveServer
 
@@ -54,7 +55,6 @@ PAGE_TEXT = """(pageLang) => {
   return found;
 }"""
 CHINESE = re.compile(r"[\u3400-\u9fff]")
-PICTURE_HEIGHT = 4000
 
 
 def english_interface() -> list[str]:
@@ -99,19 +99,8 @@ class Walk:
         self.states.append(state)
 
     def keep_picture(self, state: str) -> None:
-        """Save the state's screenshot: the whole page, or its top ``PICTURE_HEIGHT`` pixels
-        when it is longer (the lesson is ~35,000 px: 10 s a picture; tests/web/test_browser.py
-        keeps it whole). An artifact, never the check: a loaded machine may not draw it."""
-        path = str(self.screenshots / f"a11y-{self.name}-{state}.png")
-        width, height = self.page.evaluate(
-            "[document.documentElement.scrollWidth, document.documentElement.scrollHeight]")
-        clip = None
-        if height > PICTURE_HEIGHT:
-            clip = {"x": 0, "y": 0, "width": width, "height": PICTURE_HEIGHT}
-        try:
-            self.page.screenshot(path=path, full_page=True, clip=clip, timeout=60_000)
-        except PlaywrightTimeout:
-            self.page.screenshot(path=path, timeout=60_000)
+        """Save the state's picture (``keep_picture``: a long page keeps its first screen)."""
+        keep_picture(self.page, self.screenshots / f"a11y-{self.name}-{state}.png")
 
 
 @pytest.fixture(params=[(lang, viewport) for lang in ("zh", "en") for viewport in VIEWPORTS],

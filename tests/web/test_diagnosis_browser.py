@@ -125,8 +125,7 @@ def test_on_a_desktop_the_contents_stay_beside_the_text_while_reading(
 
 
 def shot_viewport(page: Any, screenshot_dir: Path, name: str) -> None:
-    """Keep what the screen shows (the contents beside the text). Not the whole lesson, ~35,000
-    px, 10 s a picture: tests/web/test_browser.py keeps it whole."""
+    """Keep what the screen shows (the contents beside the text), not the whole lesson."""
     page.screenshot(path=str(screenshot_dir / f"{name}-viewport.png"))
 
 

@@ -89,7 +89,7 @@ def test_no_state_of_the_walk_scrolls_sideways_at_320_px(
         width = page.evaluate("document.documentElement.scrollWidth")
         if width > NARROW["width"]:
             wide[state] = f"{width} px: " + ", ".join(page.evaluate(WIDE_ELEMENTS))
-        # The screen as a phone shows it first (the axe walk keeps the whole pages).
+        # The screen as a phone shows it first (the axe walk keeps shorter pages whole).
         page.screenshot(path=str(screenshot_dir / f"reflow-{lang}-{state}.png"),
                         timeout=60_000)  # an artifact: never the check
         states.append(state)
