@@ -13,9 +13,10 @@ from quizsvc.http.browser import CSRF_HEADER
 from quizsvc.http.cookies import CSRF_COOKIE
 from quizsvc.http.errors import handle_http_exception
 from quizsvc.http.parsing import StrictParser
+from quizsvc.http.schema import Schema
 
 
-class ErrorEnvelopeSchema(ma.Schema):
+class ErrorEnvelopeSchema(Schema):
     """Document the error envelope every failing response carries: flask-smorest's ``code``,
     ``status``, ``message`` and ``errors``, with the service's ``reason``, ``request_id`` and
     ``said``."""

@@ -15,6 +15,7 @@ from marshmallow import fields
 from quizsvc.bank.model import QuestionKind
 from quizsvc.errors import N_
 from quizsvc.http.arguments import RETENTION, REVIEW_RATING, SELF_RATING, StrictSchema
+from quizsvc.http.schema import Schema
 from quizsvc.http.validators import Length, OneOf, Range, Said
 from quizsvc.study.limits import (
     MAX_EXPLANATION,
@@ -52,13 +53,13 @@ STABILITY = Range(min=0, max=1e6)  # days; fsrs caps intervals at 36500
 DIFFICULTY = Range(min=1, max=10)  # fsrs keeps difficulty in [1, 10]
 
 
-class HealthSchema(ma.Schema):
+class HealthSchema(Schema):
     """Liveness answer."""
 
     status = fields.String(dump_only=True)
 
 
-class DependencySchema(ma.Schema):
+class DependencySchema(Schema):
     """What one dependency answered the readiness probe."""
 
     status = fields.String(dump_only=True, metadata={
@@ -67,7 +68,7 @@ class DependencySchema(ma.Schema):
         "description": "why not ok: the error's class, or the revision to migrate to"})
 
 
-class ReadySchema(ma.Schema):
+class ReadySchema(Schema):
     """Readiness answer: ready when every dependency answers and the database is migrated."""
 
     status = fields.String(dump_only=True, metadata={"description": "ready or not_ready"})
@@ -78,7 +79,7 @@ class ReadySchema(ma.Schema):
         metadata={"description": "database, and redis / rate_limits where configured"})
 
 
-class MeSchema(ma.Schema):
+class MeSchema(Schema):
     """Who this browser is, as far as the browser needs to know."""
 
     learner = fields.String(dump_only=True, allow_none=True, metadata={
@@ -89,7 +90,7 @@ class MeSchema(ma.Schema):
         "description": "the token to echo in X-CSRF-Token (same as the csrf_token cookie)"})
 
 
-class LinkCodeSchema(ma.Schema):
+class LinkCodeSchema(Schema):
     """A one-time code, shown once, to type into another browser."""
 
     code = fields.String(dump_only=True)
@@ -100,21 +101,21 @@ class LinkCodeSchema(ma.Schema):
 
 
 
-class TextSchema(ma.Schema):
+class TextSchema(Schema):
     """A text in Chinese (the lesson's language) and English."""
 
     zh = fields.String(dump_only=True)
     en = fields.String(dump_only=True)
 
 
-class SectionSchema(ma.Schema):
+class SectionSchema(Schema):
     """One lesson section: the unit of per-section self-assessment."""
 
     id = fields.String(dump_only=True)
     title = fields.Nested(TextSchema, dump_only=True)
 
 
-class LessonSummarySchema(ma.Schema):
+class LessonSummarySchema(Schema):
     """A lesson as listed."""
 
     id = fields.String(dump_only=True)
@@ -126,7 +127,7 @@ class LessonSummarySchema(ma.Schema):
 
 
 
-class QuestionBriefSchema(ma.Schema):
+class QuestionBriefSchema(Schema):
     """A question's identity, without any variant."""
 
     id = fields.String(dump_only=True)
@@ -135,7 +136,7 @@ class QuestionBriefSchema(ma.Schema):
     title = fields.Nested(TextSchema, dump_only=True)
 
 
-class LessonTextSchema(ma.Schema):
+class LessonTextSchema(Schema):
     """A lesson's text (refused, 409 questions_open, while questions of it are open)."""
 
     id = fields.String(dump_only=True)
@@ -146,7 +147,7 @@ class LessonTextSchema(ma.Schema):
     questions = fields.List(fields.Nested(QuestionBriefSchema), dump_only=True)
 
 
-class OpenedBookSchema(ma.Schema):
+class OpenedBookSchema(Schema):
     """How many open closed-book questions opening the book made open-book."""
 
     opened_book = fields.Integer(dump_only=True)
@@ -154,7 +155,7 @@ class OpenedBookSchema(ma.Schema):
 
 
 
-class SessionSchema(ma.Schema):
+class SessionSchema(Schema):
     """A session and its progress."""
 
     id = fields.String(dump_only=True)
@@ -170,14 +171,14 @@ class SessionSchema(ma.Schema):
     created_at = fields.DateTime(dump_only=True)
 
 
-class OptionSchema(ma.Schema):
+class OptionSchema(Schema):
     """One selectable option."""
 
     id = fields.String(dump_only=True)
     text = fields.Nested(TextSchema, dump_only=True)
 
 
-class AnswerInputSchema(ma.Schema):
+class AnswerInputSchema(Schema):
     """The shape of answer a variant expects."""
 
     type = fields.String(dump_only=True)
@@ -186,7 +187,7 @@ class AnswerInputSchema(ma.Schema):
     options = fields.List(fields.Nested(OptionSchema), dump_only=True)
 
 
-class ServedQuestionSchema(ma.Schema):
+class ServedQuestionSchema(Schema):
     """A served variant: prompt and displayed parameters, never answer, seed or scenario."""
 
     variant_id = fields.String(dump_only=True)
@@ -201,7 +202,7 @@ class ServedQuestionSchema(ma.Schema):
     served_at = fields.DateTime(dump_only=True)
 
 
-class NextItemSchema(ma.Schema):
+class NextItemSchema(Schema):
     """The session's next question, or ``done`` with ``question: null``."""
 
     session = fields.Nested(SessionSchema, dump_only=True)
@@ -210,7 +211,7 @@ class NextItemSchema(ma.Schema):
     question = fields.Nested(ServedQuestionSchema, dump_only=True, allow_none=True)
 
 
-class SummaryItemSchema(ma.Schema):
+class SummaryItemSchema(Schema):
     """One question of a session and how it went."""
 
     position = fields.Integer(dump_only=True)
@@ -232,7 +233,7 @@ class SummaryItemSchema(ma.Schema):
     mastered_in_session = fields.Boolean(dump_only=True)
 
 
-class SessionSummarySchema(ma.Schema):
+class SessionSummarySchema(Schema):
     """A session's score, its items, the next due review and what it mastered."""
 
     session = fields.Nested(SessionSchema, dump_only=True)
@@ -246,14 +247,14 @@ class SessionSummarySchema(ma.Schema):
                                      "session with retry_of to take them again"})
 
 
-class MisconceptionSchema(ma.Schema):
+class MisconceptionSchema(Schema):
     """A named wrong model (its answer is not repeated)."""
 
     id = fields.String(dump_only=True)
     name = fields.Nested(TextSchema, dump_only=True)
 
 
-class WrongModelSchema(ma.Schema):
+class WrongModelSchema(Schema):
     """The named wrong model a wrong answer matched, and the rule of the lesson it breaks."""
 
     id = fields.String(dump_only=True)
@@ -266,14 +267,14 @@ class WrongModelSchema(ma.Schema):
                               metadata={"description": "where the lesson teaches that rule"})
 
 
-class RuleOptionSchema(ma.Schema):
+class RuleOptionSchema(Schema):
     """A rule of the lesson a learner may name as the one a wrong answer broke."""
 
     id = fields.String(dump_only=True, metadata={"description": "rules.yaml id"})
     title = fields.Nested(TextSchema, dump_only=True)
 
 
-class DiagnosisSchema(ma.Schema):
+class DiagnosisSchema(Schema):
     """The rule the learner named as broken, graded where a wrong model matched."""
 
     rule = fields.String(dump_only=True, metadata={"description": "rules.yaml id"})
@@ -286,7 +287,7 @@ class DiagnosisSchema(ma.Schema):
                        "mastery"})
 
 
-class RevealSchema(ma.Schema):
+class RevealSchema(Schema):
     """What a learner earns: at once when right, after an explanation when wrong."""
 
     correct_answer = fields.Raw(dump_only=True)
@@ -298,7 +299,7 @@ class RevealSchema(ma.Schema):
     diagnosis = fields.Nested(DiagnosisSchema, dump_only=True, allow_none=True)
 
 
-class AttemptSchema(ma.Schema):
+class AttemptSchema(Schema):
     """An attempt's result."""
 
     id = fields.Integer(dump_only=True)
@@ -335,7 +336,7 @@ class AttemptSchema(ma.Schema):
 
 
 
-class DueCardSchema(ma.Schema):
+class DueCardSchema(Schema):
     """One card of the due queue."""
 
     question_id = fields.String(dump_only=True)
@@ -346,14 +347,14 @@ class DueCardSchema(ma.Schema):
         "description": "fsrs's probability of recall now (null before the first review)"})
 
 
-class ForecastDaySchema(ma.Schema):
+class ForecastDaySchema(Schema):
     """Cards falling due on one UTC day."""
 
     day = fields.Date(dump_only=True)
     count = fields.Integer(dump_only=True)
 
 
-class DueReportSchema(ma.Schema):
+class DueReportSchema(Schema):
     """Due now, new, the queue's head and the 30-day forecast."""
 
     now = fields.DateTime(dump_only=True)
@@ -366,7 +367,7 @@ class DueReportSchema(ma.Schema):
     forecast = fields.List(fields.Nested(ForecastDaySchema), dump_only=True)
 
 
-class MasteryRecordSchema(ma.Schema):
+class MasteryRecordSchema(Schema):
     """A mastery record, written only by the mastery policy."""
 
     question_id = fields.String(dump_only=True)
@@ -379,7 +380,7 @@ class MasteryRecordSchema(ma.Schema):
     evaluated_at = fields.DateTime(dump_only=True)
 
 
-class AccuracySchema(ma.Schema):
+class AccuracySchema(Schema):
     """Graded attempts and right answers."""
 
     attempts = fields.Integer(dump_only=True)
@@ -389,7 +390,7 @@ class AccuracySchema(ma.Schema):
     closed_book_correct = fields.Integer(dump_only=True)
 
 
-class ReliabilityRowSchema(ma.Schema):
+class ReliabilityRowSchema(Schema):
     """One self-assessment rating against observed accuracy."""
 
     rating = fields.Integer(dump_only=True)
@@ -398,7 +399,7 @@ class ReliabilityRowSchema(ma.Schema):
     observed = fields.Float(dump_only=True, allow_none=True)
 
 
-class CalibrationSchema(ma.Schema):
+class CalibrationSchema(Schema):
     """Self-assessments against graded accuracy (computed on read)."""
 
     pairs = fields.Integer(dump_only=True)
@@ -406,7 +407,7 @@ class CalibrationSchema(ma.Schema):
     table = fields.List(fields.Nested(ReliabilityRowSchema), dump_only=True)
 
 
-class DiagnosisWeekSchema(ma.Schema):
+class DiagnosisWeekSchema(Schema):
     """One week (from Monday, UTC) of graded diagnoses."""
 
     week = fields.Date(dump_only=True)
@@ -417,7 +418,7 @@ class DiagnosisWeekSchema(ma.Schema):
     rate = fields.Float(dump_only=True)
 
 
-class ProgressSchema(ma.Schema):
+class ProgressSchema(Schema):
     """The dashboard: due, mastered, accuracy, calibration, diagnosis accuracy by week."""
 
     lesson = fields.String(dump_only=True, allow_none=True)
@@ -437,7 +438,7 @@ class ProgressSchema(ma.Schema):
 
 
 
-class SectionProgressSchema(ma.Schema):
+class SectionProgressSchema(Schema):
     """One lesson section: questions, mastered, closed-book accuracy."""
 
     lesson = fields.String(dump_only=True)
@@ -452,7 +453,7 @@ class SectionProgressSchema(ma.Schema):
     accuracy = fields.Float(dump_only=True, allow_none=True)
 
 
-class WeakItemSchema(ma.Schema):
+class WeakItemSchema(Schema):
     """A question answered wrong most often, and where its rule is taught."""
 
     question_id = fields.String(dump_only=True)
@@ -462,7 +463,7 @@ class WeakItemSchema(ma.Schema):
     taught_at = fields.String(dump_only=True)
 
 
-class DayAccuracySchema(ma.Schema):
+class DayAccuracySchema(Schema):
     """Closed-book answers on one UTC day."""
 
     day = fields.Date(dump_only=True)
@@ -470,7 +471,7 @@ class DayAccuracySchema(ma.Schema):
     correct = fields.Integer(dump_only=True)
 
 
-class SectionReportSchema(ma.Schema):
+class SectionReportSchema(Schema):
     """Mastery and accuracy per section, the weakest questions, the 30-day history."""
 
     sections = fields.List(fields.Nested(SectionProgressSchema), dump_only=True)
@@ -478,14 +479,14 @@ class SectionReportSchema(ma.Schema):
     history = fields.List(fields.Nested(DayAccuracySchema), dump_only=True)
 
 
-class DayReviewsSchema(ma.Schema):
+class DayReviewsSchema(Schema):
     """Reviews on one UTC day (questions and flashcards)."""
 
     day = fields.Date(dump_only=True)
     reviews = fields.Integer(dump_only=True)
 
 
-class WeekRetentionSchema(ma.Schema):
+class WeekRetentionSchema(Schema):
     """Reviews of learned cards in one week, and how many were recalled (not Again)."""
 
     first_day = fields.Date(dump_only=True)
@@ -496,7 +497,7 @@ class WeekRetentionSchema(ma.Schema):
         "description": "recalled / reviews; null for a week without such reviews"})
 
 
-class ReviewStatisticsSchema(ma.Schema):
+class ReviewStatisticsSchema(Schema):
     """What the progress page's charts draw (the due forecast is ``/api/reviews/due``'s)."""
 
     today = fields.Date(dump_only=True)
@@ -505,7 +506,7 @@ class ReviewStatisticsSchema(ma.Schema):
     desired_retention = fields.Float(dump_only=True)
 
 
-class SelfAssessmentSchema(ma.Schema):
+class SelfAssessmentSchema(Schema):
     """A stored self-assessment."""
 
     ref = fields.String(dump_only=True)
@@ -516,7 +517,7 @@ class SelfAssessmentSchema(ma.Schema):
     updated_at = fields.DateTime(dump_only=True)
 
 
-class DeletedSchema(ma.Schema):
+class DeletedSchema(Schema):
     """How many rows a clear removed."""
 
     deleted = fields.Integer(dump_only=True)
@@ -688,7 +689,7 @@ class ExportSchema(StrictSchema):
         "description": "the learner's desired retention (older documents have none: 0.90)"})
 
 
-class ImportResultSchema(ma.Schema):
+class ImportResultSchema(Schema):
     """Rows imported, and whether they came back as evidence or as history only."""
 
     attempts = fields.Integer(dump_only=True)
@@ -703,7 +704,7 @@ class ImportResultSchema(ma.Schema):
                        "not_signed_here"})
 
 
-class ScenarioSchema(ma.Schema):
+class ScenarioSchema(Schema):
     """A ledger scenario (FORMAT.md); the ledger core validates it field by field."""
 
     class Meta:
@@ -719,7 +720,7 @@ class ScenarioSchema(ma.Schema):
     expect = fields.List(fields.Dict())
 
 
-class TraceSchema(ma.Schema):
+class TraceSchema(Schema):
     """A ledger trace (FORMAT.md), passed through as the ledger core returns it."""
 
     class Meta:
@@ -734,7 +735,7 @@ class TraceSchema(ma.Schema):
 
 
 
-class ScenarioPlanSchema(ma.Schema):
+class ScenarioPlanSchema(Schema):
     """A simulator plan: the scenario, its target step and what to check there."""
 
     scenario = fields.Dict(dump_only=True, metadata={"description": "a FORMAT.md scenario"})
@@ -749,7 +750,7 @@ class ScenarioPlanSchema(ma.Schema):
 
 
 
-class FitRecordSchema(ma.Schema):
+class FitRecordSchema(Schema):
     """A stored FSRS fit: when, on how many reviews, with what log loss."""
 
     fitted_at = fields.DateTime(dump_only=True)
@@ -759,7 +760,7 @@ class FitRecordSchema(ma.Schema):
         "description": "the log loss fsrs's defaults score on the same reviews"})
 
 
-class LessonParametersSchema(ma.Schema):
+class LessonParametersSchema(Schema):
     """Which FSRS parameters schedule this learner's cards of one lesson."""
 
     lesson = fields.String(dump_only=True)
@@ -769,7 +770,7 @@ class LessonParametersSchema(ma.Schema):
     fit = fields.Nested(FitRecordSchema, dump_only=True, allow_none=True)
 
 
-class SchedulingSchema(ma.Schema):
+class SchedulingSchema(Schema):
     """What schedules this learner's reviews; the retention is theirs to choose."""
 
     desired_retention = fields.Float(dump_only=True)
@@ -780,7 +781,7 @@ class SchedulingSchema(ma.Schema):
         "description": "after a change: how many cards it moved"})
 
 
-class IssuedCohortSchema(ma.Schema):
+class IssuedCohortSchema(Schema):
     """A new cohort with its join code and instructor token: shown only now."""
 
     id = fields.Integer(dump_only=True)
@@ -795,7 +796,7 @@ class IssuedCohortSchema(ma.Schema):
     created_at = fields.DateTime(dump_only=True)
 
 
-class InstructorTokenSchema(ma.Schema):
+class InstructorTokenSchema(Schema):
     """A cohort's new instructor token (the old one no longer works)."""
 
     id = fields.Integer(dump_only=True)
@@ -803,7 +804,7 @@ class InstructorTokenSchema(ma.Schema):
     instructor_url = fields.String(dump_only=True)
 
 
-class MembershipSchema(ma.Schema):
+class MembershipSchema(Schema):
     """A cohort this learner is in."""
 
     cohort_id = fields.Integer(dump_only=True)
@@ -814,7 +815,7 @@ class MembershipSchema(ma.Schema):
     joined_at = fields.DateTime(dump_only=True)
 
 
-class SharedExplanationSchema(ma.Schema):
+class SharedExplanationSchema(Schema):
     """An explanation a learner chose to share with the instructor."""
 
     question_id = fields.String(dump_only=True)
@@ -823,7 +824,7 @@ class SharedExplanationSchema(ma.Schema):
     text = fields.String(dump_only=True)
 
 
-class CohortSectionSchema(ma.Schema):
+class CohortSectionSchema(Schema):
     """One section of a learner's row: mastered of its questions, closed-book accuracy."""
 
     section = fields.String(dump_only=True)
@@ -834,7 +835,7 @@ class CohortSectionSchema(ma.Schema):
     accuracy = fields.Float(dump_only=True, allow_none=True)
 
 
-class CohortLearnerSchema(ma.Schema):
+class CohortLearnerSchema(Schema):
     """One learner of the cohort: display name and graded records only."""
 
     display_name = fields.String(dump_only=True)
@@ -853,7 +854,7 @@ class CohortLearnerSchema(ma.Schema):
                                                   "joining, to share them verbatim"})
 
 
-class SectionSelfRatingSchema(ma.Schema):
+class SectionSelfRatingSchema(Schema):
     """The cohort's self-ratings of one section (self-reported, aggregated)."""
 
     section = fields.String(dump_only=True)
@@ -863,7 +864,7 @@ class SectionSelfRatingSchema(ma.Schema):
         "description": "learners per rating 1..4; null under min_learners"})
 
 
-class SelfReportedSchema(ma.Schema):
+class SelfReportedSchema(Schema):
     """Self-assessments, only over the cohort: never one learner's."""
 
     self_reported = fields.Constant(True, dump_only=True, metadata={
@@ -874,14 +875,14 @@ class SelfReportedSchema(ma.Schema):
     sections = fields.List(fields.Nested(SectionSelfRatingSchema), dump_only=True)
 
 
-class CohortOutlineSchema(ma.Schema):
+class CohortOutlineSchema(Schema):
     """A section of the cohort's lesson."""
 
     section = fields.String(dump_only=True)
     title = fields.Nested(TextSchema, dump_only=True)
 
 
-class CohortReportSchema(ma.Schema):
+class CohortReportSchema(Schema):
     """What the instructor of one cohort reads."""
 
     id = fields.Integer(dump_only=True)
@@ -894,11 +895,11 @@ class CohortReportSchema(ma.Schema):
     self_reported = fields.Nested(SelfReportedSchema, dump_only=True)
 
 
-class ErasedSchema(ma.Schema):
+class ErasedSchema(Schema):
     """What erasing removed, by table."""
 
     erased = fields.Dict(keys=fields.String(), values=fields.Integer(), dump_only=True)
-class HoldSchema(ma.Schema):
+class HoldSchema(Schema):
     """A learner's hold on an item: suspended, or buried until a day starts."""
 
     question_id = fields.String(dump_only=True)
@@ -908,7 +909,7 @@ class HoldSchema(ma.Schema):
         "description": "not served until then (the next day's start, UTC); null: not buried"})
 
 
-class ItemAnswerSchema(ma.Schema):
+class ItemAnswerSchema(Schema):
     """One attempt at an item: its date, result and rating (never the answer)."""
 
     attempt_id = fields.Integer(dump_only=True)
@@ -925,7 +926,7 @@ class ItemAnswerSchema(ma.Schema):
     rating = fields.String(dump_only=True, allow_none=True)
 
 
-class ItemStateSchema(ma.Schema):
+class ItemStateSchema(Schema):
     """One flashcard or question of a lesson and where this learner stands with it."""
 
     question_id = fields.String(dump_only=True)
@@ -947,7 +948,7 @@ class ItemStateSchema(ma.Schema):
     last_answers = fields.List(fields.Nested(ItemAnswerSchema), dump_only=True)
 
 
-class ItemPageSchema(ma.Schema):
+class ItemPageSchema(Schema):
     """One page of a lesson's items matching a search."""
 
     lesson = fields.String(dump_only=True)
@@ -959,7 +960,7 @@ class ItemPageSchema(ma.Schema):
     items = fields.List(fields.Nested(ItemStateSchema), dump_only=True)
 
 
-class ItemHistorySchema(ma.Schema):
+class ItemHistorySchema(Schema):
     """One item with this learner's every attempt at it, newest first."""
 
     lesson = fields.String(dump_only=True)
@@ -967,7 +968,7 @@ class ItemHistorySchema(ma.Schema):
     attempts = fields.List(fields.Nested(ItemAnswerSchema), dump_only=True)
 
 
-class ReportReceiptSchema(ma.Schema):
+class ReportReceiptSchema(Schema):
     """A stored report of a problem with a question."""
 
     id = fields.Integer(dump_only=True)
@@ -976,7 +977,7 @@ class ReportReceiptSchema(ma.Schema):
     created_at = fields.AwareDateTime(dump_only=True)
 
 
-class ReportSchema(ma.Schema):
+class ReportSchema(Schema):
     """A report as the author reads it, with the variant it was seen on."""
 
     id = fields.Integer(dump_only=True)
@@ -990,7 +991,7 @@ class ReportSchema(ma.Schema):
     learner_id = fields.Integer(dump_only=True)
 
 
-class DiscriminationSchema(ma.Schema):
+class DiscriminationSchema(Schema):
     """Moodle's discrimination index: the correlation of the question's score with the rest
     score (share right on the other questions in scope), and the learners it rests on."""
 
@@ -999,7 +1000,7 @@ class DiscriminationSchema(ma.Schema):
         "description": "null under min_learners learners, or when scores do not vary"})
 
 
-class SpreadSchema(ma.Schema):
+class SpreadSchema(Schema):
     """The hardest and easiest variant with at least min_variant_answers answers."""
 
     compared = fields.Integer(dump_only=True)
@@ -1008,7 +1009,7 @@ class SpreadSchema(ma.Schema):
     gap = fields.Float(dump_only=True)
 
 
-class VariantFacilitySchema(ma.Schema):
+class VariantFacilitySchema(Schema):
     """One variant (what it asked) of a question: its first answers and its facility."""
 
     variant = fields.String(dump_only=True, metadata={"description": "content key"})
@@ -1019,7 +1020,7 @@ class VariantFacilitySchema(ma.Schema):
     facility = fields.Float(dump_only=True)
 
 
-class MisconceptionCountSchema(ma.Schema):
+class MisconceptionCountSchema(Schema):
     """A misconception matched by wrong first answers, with the rule it breaks."""
 
     id = fields.String(attribute="stats.misconception_id", dump_only=True)
@@ -1038,7 +1039,7 @@ class MisconceptionCountSchema(ma.Schema):
                                        "whose diagnosis named the rule it breaks"})
 
 
-class ItemStatsSchema(ma.Schema):
+class ItemStatsSchema(Schema):
     """One question over the first closed-book answers in scope."""
 
     question_id = fields.String(attribute="stats.question_id", dump_only=True)
@@ -1062,7 +1063,7 @@ class ItemStatsSchema(ma.Schema):
     misconceptions = fields.List(fields.Nested(MisconceptionCountSchema), dump_only=True)
 
 
-class RuleStatsSchema(ma.Schema):
+class RuleStatsSchema(Schema):
     """One rule: accuracy over every first answer to a question that tests it."""
 
     rule_id = fields.String(attribute="stats.rule_id", dump_only=True)
@@ -1076,7 +1077,7 @@ class RuleStatsSchema(ma.Schema):
                                            dump_only=True)
 
 
-class ItemAnalysisSchema(ma.Schema):
+class ItemAnalysisSchema(Schema):
     """Item analysis over first closed-book answers (one per learner and variant)."""
 
     lesson = fields.String(dump_only=True, allow_none=True)

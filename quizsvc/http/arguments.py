@@ -18,6 +18,7 @@ from quizsvc.bank.anki import LANG_MODES
 from quizsvc.bank.catalog import MAX_SEED
 from quizsvc.bank.kinds.form import normalized
 from quizsvc.errors import N_
+from quizsvc.http.schema import Schema
 from quizsvc.http.validators import Length, OneOf, Range, Said
 from quizsvc.review.ratings import REVIEW_WORDS, ReviewRating, SelfRating
 from quizsvc.review.scheduling import MAX_RETENTION, MIN_RETENTION
@@ -50,7 +51,7 @@ ITEM_ANALYSIS_FORMATS = ("json", "csv", "rules-csv")
 MAX_AUTHOR_TOKEN = 512  # characters of a posted author token (longer ones are not it)
 
 
-class StrictSchema(ma.Schema):
+class StrictSchema(Schema):
     """Refuse unknown keys (marshmallow's default, stated so nobody relaxes it by accident)."""
 
     class Meta:
@@ -85,7 +86,7 @@ class AttemptCreateSchema(StrictSchema):
                        "text, or null for a flashcard (the variant's input says which)"})
 
 
-class IdempotencyHeaderSchema(ma.Schema):
+class IdempotencyHeaderSchema(Schema):
     """The key that makes a retried answer return the first result."""
 
     idempotency_key = fields.String(required=True, data_key="Idempotency-Key",
