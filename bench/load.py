@@ -82,6 +82,7 @@ class Learner:
     samples: list[Sample] = field(default_factory=list)
     cookies: dict[str, str] = field(default_factory=dict)
     sent: int = 0  # requests sent: numbers each answer's Idempotency-Key
+    timeout: float = TIMEOUT  # seconds to wait for a reply before counting "no reply" (0)
 
     def call(self, kind: str, method: str, path: str, body: Any = None) -> Any:
         """Send one request on a new connection; record it; return the JSON body or None."""
@@ -98,7 +99,7 @@ class Learner:
                 headers["Idempotency-Key"] = f"{id(self)}-{self.sent}"
         self.sent += 1
         began = time.perf_counter()
-        connection = http.client.HTTPConnection(HOST, self.port, timeout=TIMEOUT)
+        connection = http.client.HTTPConnection(HOST, self.port, timeout=self.timeout)
         try:
             connection.request(method, path, body=payload, headers=headers)
             response = connection.getresponse()

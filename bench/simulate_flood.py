@@ -51,6 +51,10 @@ HEAVIEST = {"config": {"max_num_batched_tokens": 65_536, "max_num_seqs": 256,
             "requests": [{"id": f"r{i}", "prompt_token_ids": [7] * 4096, "max_tokens": 4096}
                          for i in range(16)]}
 LOADS = ("sandbox", "imports", "scheduling", "anki")
+# A flooder waits for the service's own answer, above its longest wait on the pool (a deck's
+# 60 s): a replay queued behind imports is answered 503 busy after its 10 s wait, which a
+# client timing out at 10 s would count as no reply (0).
+FLOOD_TIMEOUT = 120.0
 
 
 # ---------------------------------------------------------------- the measured learner
@@ -136,7 +140,7 @@ def large_export(port: int, attempts: int) -> bytes:
 def sandbox_flood(port: int, stop: float, _document: bytes, statuses: dict[str, int]) -> None:
     """Replay the heaviest simulation, a new browser per request."""
     while time.monotonic() < stop:
-        learner = Learner(port)
+        learner = Learner(port, timeout=FLOOD_TIMEOUT)
         learner.call("me", "GET", "/api/me")
         learner.call("simulate", "POST", "/api/simulate", HEAVIEST)
         count(statuses, "sandbox", learner.samples[-1].status)
@@ -153,7 +157,7 @@ def import_flood(port: int, stop: float, document: bytes, statuses: dict[str, in
 def scheduling_flood(port: int, stop: float, document: bytes,
                      statuses: dict[str, int]) -> None:
     """Import the large history once, then change the desired retention in a loop."""
-    learner = Learner(port)
+    learner = Learner(port, timeout=FLOOD_TIMEOUT)
     learner.call("me", "GET", "/api/me")
     post_raw(learner, "/api/import", document)
     retention = 0.80
@@ -202,7 +206,8 @@ def send_raw(learner: Learner, method: str, path: str, body: bytes | None,
     import http.client
 
     cookies = "; ".join(f"{k}={v}" for k, v in learner.cookies.items())
-    connection = http.client.HTTPConnection("127.0.0.1", learner.port, timeout=120)
+    connection = http.client.HTTPConnection("127.0.0.1", learner.port,
+                                            timeout=FLOOD_TIMEOUT)
     try:
         connection.request(method, path, body=body, headers={"Cookie": cookies, **headers})
         response = connection.getresponse()
