@@ -277,16 +277,11 @@ class SessionRepository(Repository):
                       row.seed, row.served_at, bool(row.answered))
             for row in rows if row.item_id is not None))
 
-    def revealed_mistakes(self, learner_id: int, question_id: str) -> tuple[str, ...]:
-        """Return what the learner's latest wrong answers to a question asked, once revealed
-        (content keys, latest first): the learner has read their answers."""
-        found = self.connection.scalars(REVEALED_MISTAKES, {"b_learner": learner_id,
-                                                            "b_question": question_id})
-        return tuple(dict.fromkeys(found))
-
     def contents_to_avoid(self, learner_id: int, question_id: str) -> ContentsToAvoid:
         """Return what serving ``question_id`` to the learner steers away from, in one read:
-        the learner's ``revealed_mistakes`` and the contents exports took away (``exports``)."""
+        what the learner's latest wrong answers to it asked, once revealed (content keys,
+        latest first: the learner has read their answers), and the contents exports took
+        away (``exports``). Serving and a practice variant (``study.variants``) both ask it."""
         rows = self.connection.execute(CONTENTS_TO_AVOID, {"b_learner": learner_id,
                                                            "b_question": question_id}).all()
         return ContentsToAvoid(

@@ -48,7 +48,8 @@ def new_variant(ctx: Context, attempt_id: int) -> ServedQuestion:
     ``NotFound`` for another learner's attempt; ``Conflict`` before its reveal (a wrong answer
     not yet explained) or for a kind without other numbers to ask; ``Gone`` once the bank no
     longer has the question. The variant asks something other than the attempt did, and
-    other than the learner's revealed mistakes when the bank has more to ask.
+    other than the learner's revealed mistakes when the bank has more to ask; never a content
+    an LMS export took away (``contents_to_avoid``), as serving does.
     """
     with ctx.uow.write():
         attempt = answering.owned_attempt(ctx, attempt_id)
@@ -61,9 +62,10 @@ def new_variant(ctx: Context, attempt_id: int) -> ServedQuestion:
         q = ctx.index.questions.get(attempt.question_id)
         if q is None:
             raise Gone(N_("This question is no longer in the bank."), reason="question_gone")
-        seen = ctx.uow.sessions.revealed_mistakes(ctx.learner_id, q.id)
+        avoid = ctx.uow.sessions.contents_to_avoid(ctx.learner_id, q.id)
         asked = (attempt.content_key,) if attempt.content_key else ()
-        seed, built = draw_variant(ctx, q, asked + tuple(k for k in seen if k not in asked))
+        seed, built = draw_variant(ctx, q, asked + tuple(k for k in avoid.revealed
+                                                         if k not in asked), avoid.exported)
         variant_id = opaque_id(ctx)
         ctx.uow.sessions.serve_practice({
             "id": variant_id, "learner_id": ctx.learner_id, "question_id": q.id,

@@ -233,7 +233,7 @@ def study_flow(uow: Any) -> Transcript:
                 plain(uow.answers.review_of_attempt(view.id), ids),
                 uow.answers.rating_of(view.id),
                 plain(uow.answers.read_run(ctx.learner_id, question), ids),
-                list(uow.sessions.revealed_mistakes(ctx.learner_id, question)),
+                uow.sessions.contents_to_avoid(ctx.learner_id, question),
                 plain(uow.sessions.session_outcomes(ctx.learner_id, session.id), ids),
                 plain(uow.progress.card_dues(ctx.learner_id, LESSON_ID, clock()), ids),
                 uow.progress.card_counts(ctx.learner_id, [question, "budget-split"], clock()),
@@ -340,8 +340,6 @@ def mistakes_and_dues(uow: Any) -> Transcript:
         if n % 4 != 3:  # one in four is never explained: never revealed
             explain(ctx, view.id, "I served the waiting queue first")
         with uow.read():
-            transcript.append(list(uow.sessions.revealed_mistakes(ctx.learner_id,
-                                                                  "running-first")))
             transcript.append(uow.sessions.contents_to_avoid(ctx.learner_id, "running-first"))
         if n % 3 != 0:  # sometimes two reveals at one instant: the later id first
             clock.advance(minutes=n)

@@ -111,3 +111,34 @@ def test_serving_never_hands_out_an_exported_content(app, db, bank):
     served = set(db.scalars(select(ServedVariant.content_key)
                             .where(ServedVariant.question_id == question.id)))
     assert len(served) == 2 and exported not in served
+
+
+def test_a_new_variant_never_hands_out_an_exported_content(learner, bank):
+    """A practice variant honours the export record as serving does: the content the next
+    draw would give is recorded as exported, and the new variant is another."""
+    from quizsvc.bank.publication import SERVED_SEED_BITS
+    from quizsvc.study import variants
+    from tests.support.fake_bank import LESSON_ID
+
+    attempt = None
+    for _ in range(20):  # questions come in the session's order: answer until the numeric one
+        session = learner.start(LESSON_ID, mode="quiz", size=1)
+        question = learner.next(session.id).question
+        if question.question_id == "budget-split":
+            attempt = learner.answer(question.variant_id,
+                                     learner.wrong_answer(question.variant_id))
+            learner.explain(attempt.id, "I split the budget the wrong way round")
+            break
+        learner.answer(question.variant_id, learner.right_answer(question.variant_id))
+    assert attempt is not None, "the fake bank's numeric question was never served"
+    ctx = learner.ctx
+    probe = random.Random()
+    probe.setstate(ctx.rng.getstate())
+    seed = probe.getrandbits(SERVED_SEED_BITS)
+    exported = content_key(bank.variant("budget-split", seed))
+    with learner.uow.write():
+        assert learner.uow.exports.record(
+            [Exported("budget-split", exported, seed, bank.version)], "moodle", NOW) == 1
+    served = variants.new_variant(ctx, attempt.id)
+    assert served.question_id == "budget-split"
+    assert content_key(learner.variant(served.variant_id)) != exported

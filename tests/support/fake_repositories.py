@@ -323,11 +323,11 @@ class FakeSessions(FakeRepository):
     def contents_to_avoid(self, learner_id: int, question_id: str) -> ContentsToAvoid:
         """Return a learner's revealed mistakes and the exported contents of a question."""
         return ContentsToAvoid(
-            self.revealed_mistakes(learner_id, question_id),
+            self._revealed_mistakes(learner_id, question_id),
             frozenset(row["content_key"] for row in self.tables.select(
                 "exported_variant", lambda row: row["question_id"] == question_id)))
 
-    def revealed_mistakes(self, learner_id: int, question_id: str) -> tuple[str, ...]:
+    def _revealed_mistakes(self, learner_id: int, question_id: str) -> tuple[str, ...]:
         """Return the contents of the learner's latest revealed wrong answers to a question."""
         found = self.tables.select(
             "attempt", lambda row: of_question(learner_id, question_id)(row)
