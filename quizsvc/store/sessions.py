@@ -175,15 +175,15 @@ SESSION_STATE = (
 
 RECENTLY_REVEALED = 8  # a question's latest revealed mistakes that serving steers away from
 
-REVEALED_MISTAKES = (
-    select(ATTEMPTS.c.content_key)
+# The learner's latest wrong answers to a question, once revealed (latest first).
+_REVEALED = (
+    select(ATTEMPTS.c.content_key, ATTEMPTS.c.revealed_at, ATTEMPTS.c.id)
     .where(ATTEMPTS.c.learner_id == bindparam("b_learner"),
            ATTEMPTS.c.question_id == bindparam("b_question"),
            ATTEMPTS.c.correct.is_(False), ATTEMPTS.c.revealed_at.is_not(None),
            ATTEMPTS.c.content_key.is_not(None))
-    .order_by(ATTEMPTS.c.revealed_at.desc(), ATTEMPTS.c.id.desc()).limit(RECENTLY_REVEALED))
-
-_REVEALED = REVEALED_MISTAKES.add_columns(ATTEMPTS.c.revealed_at, ATTEMPTS.c.id).subquery()
+    .order_by(ATTEMPTS.c.revealed_at.desc(), ATTEMPTS.c.id.desc()).limit(RECENTLY_REVEALED)
+    .subquery())
 _EXPORTED = table(ExportedVariant)
 # What serving a question steers away from, in one statement (asked for every question served
 # afresh): the learner's latest revealed mistakes (latest first), then the contents an LMS

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import copy
+
+from quizsvc.http.schema import Schema
+
 
 def test_openapi_lists_every_api_route(client, app):
     spec = client.get("/api/openapi.json")
@@ -49,10 +53,6 @@ def test_every_state_change_documents_the_csrf_echo_a_client_must_send(client):
 def test_every_documented_schema_is_one_a_deep_copy_leaves_alone(app):
     """apispec deep-copies every documented operation, schemas included, for each app built:
     the service's schemas derive from ``quizsvc.http.schema.Schema``, whose copy is itself."""
-    import copy
-
-    from quizsvc.http.schema import Schema
-
     api = app.extensions["flask-smorest"]["apis"][""]["ext_obj"]
     documented = {key[0] for key in api.ma_plugin.converter.refs}
     ours = {schema for schema in documented if schema.__module__.startswith("quizsvc.")}

@@ -12,15 +12,17 @@ from quizsvc.bank import read_bank
 from quizsvc.bank.catalog import DEFAULT_BANK_DIR
 from quizsvc.bank.content import content_key
 from quizsvc.bank.lms.exercises import exercise_set
+from quizsvc.bank.publication import SERVED_SEED_BITS
 from quizsvc.cli import main
 from quizsvc.store.exports import Exported
 from quizsvc.store.models import ExportedVariant, ServedVariant
+from quizsvc.study import variants
 from quizsvc.study.bank_index import BankIndex
 from quizsvc.study.context import Context
 from quizsvc.study.limits import Limits
 from quizsvc.study.serving import draw_variant
 from tests.api.test_item_analysis import take_quiz
-from tests.support.fake_bank import FakeBank
+from tests.support.fake_bank import LESSON_ID, FakeBank
 from tests.support.repos import repos
 
 LESSON = "vllm-v1-ledger"
@@ -116,10 +118,6 @@ def test_serving_never_hands_out_an_exported_content(app, db, bank):
 def test_a_new_variant_never_hands_out_an_exported_content(learner, bank):
     """A practice variant honours the export record as serving does: the content the next
     draw would give is recorded as exported, and the new variant is another."""
-    from quizsvc.bank.publication import SERVED_SEED_BITS
-    from quizsvc.study import variants
-    from tests.support.fake_bank import LESSON_ID
-
     attempt = None
     for _ in range(20):  # questions come in the session's order: answer until the numeric one
         session = learner.start(LESSON_ID, mode="quiz", size=1)
