@@ -14,7 +14,11 @@ waits for the result, while the worker's other threads go on serving other learn
 At most ``queue`` jobs are in the pool of one worker, running or waiting; past that a request
 is refused at once (503 ``busy`` with ``Retry-After``) rather than queued without bound. A job
 that outlives ``timeout`` is answered 503 too (``Busy``); jobs that write check the same
-deadline before they commit (``JobRuntime.deadline``), so a refused job writes nothing.
+deadline before they commit (``JobRuntime.deadline``), so a refused job writes nothing. The
+deadline counts from the request's hand-over, not from the job's start: a job that waited in
+the queue has only what is left of it. The request waits ``COMMIT_GRACE_SECONDS`` past it, so
+that a job which checked the deadline just in time has finished its commit before the
+learner is told anything.
 
 With no pool (``WORK_PROCESSES=0``: the tests, or a deployment that wants none) the same jobs
 run inline, on the calling thread (``run_inline``), with no isolation.
@@ -39,6 +43,7 @@ from quizsvc.errors import N_, Busy
 T = TypeVar("T")
 POOL_NICENESS = 10  # the pool's processes yield the CPU to the workers that serve pages
 BUSY_RETRY_SECONDS = 2
+COMMIT_GRACE_SECONDS = 1.0  # a commit begun just before the deadline ends within it
 
 
 @dataclass
@@ -115,10 +120,12 @@ def scheduling_policy(database_url: str) -> int | None:
     return os.SCHED_IDLE
 
 
-def run_with_deadline(deadline_after: float, job: Callable[..., T], *args: Any) -> T:
-    """Run ``job`` in a pool process with the runtime's deadline set (seconds from now)."""
+def run_with_deadline(deadline: float, job: Callable[..., T], *args: Any) -> T:
+    """Run ``job`` in a pool process with the runtime's deadline set (a ``time.monotonic()``
+    of the worker that handed it over: Linux's and macOS's monotonic clocks are the
+    machine's, alike in every process)."""
     runtime = job_runtime()
-    runtime.deadline = time.monotonic() + deadline_after
+    runtime.deadline = deadline
     return job(*args)
 
 
@@ -156,9 +163,10 @@ class WorkPool:
         as raised.
         """
         with self._slot():
-            future: Future[T] = self._pool().submit(run_with_deadline, timeout, job, *args)
+            future: Future[T] = self._pool().submit(
+                run_with_deadline, time.monotonic() + timeout, job, *args)
             try:
-                return future.result(timeout=timeout)
+                return future.result(timeout=timeout + COMMIT_GRACE_SECONDS)
             except FutureTimeout:
                 raise Busy(N_("This took longer than the server allows (%(seconds)s s); try "
                               "again later."), reason="too_slow",

@@ -33,6 +33,10 @@ def sleep(seconds: float) -> float:
     return seconds
 
 
+def time_left() -> float:
+    return job_runtime().time_left()
+
+
 @pytest.fixture(scope="module")
 def pool(tmp_path_factory: pytest.TempPathFactory) -> Any:
     """Yield a one-process pool on a migrated SQLite file, as a gunicorn worker makes one."""
@@ -79,6 +83,19 @@ def test_a_job_that_outlives_its_time_is_busy_and_the_pool_goes_on(pool):
         pool.run(0.5, sleep, 3)
     assert raised.value.reason == "too_slow" and raised.value.params["retry_after"]
     assert pool.run(60, sleep, 0) == 0
+
+
+def test_a_job_that_waited_in_the_queue_has_only_what_is_left_of_its_time(pool):
+    """The learner is told "too slow" ``timeout`` after the hand-over, so a job that started
+    late must not commit after that: its deadline counts from the hand-over too."""
+    ahead = threading.Thread(target=pool.run, args=(60, sleep, 1.5))
+    ahead.start()
+    deadline = time.monotonic() + 5
+    while pool.depth < 1 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    left = pool.run(5, time_left)  # waits about 1.5 s behind the one ahead
+    ahead.join()
+    assert left < 4.0
 
 
 def test_a_full_pool_refuses_at_once_instead_of_queueing(pool):
