@@ -97,25 +97,63 @@ def settings_by_lesson(uow: UnitOfWork, learner_id: int, cards: Sequence[LoggedC
 
 
 @dataclass(frozen=True)
-class Rescheduled:
-    """What replaying a learner's cards changed: log rows' states before, cards' after."""
+class ReplayedCard:
+    """One card as written by a rescheduling: its state, and each log row's state before."""
 
-    logs: list[tuple[int, scheduling.CardState]]
-    cards: list[tuple[int, scheduling.CardState]]
+    card_id: int
+    state: scheduling.CardState
+    befores: tuple[tuple[int, scheduling.CardState], ...]  # (log row id, state before)
+
+
+@dataclass(frozen=True)
+class Rescheduled:
+    """What replaying a learner's cards changed, card by card (a card and its log together)."""
+
+    cards: tuple[ReplayedCard, ...]
+
+    @property
+    def rows(self) -> int:
+        """Count the rows a write of this changes: the cards and their log rows."""
+        return sum(1 + len(card.befores) for card in self.cards)
 
     def write(self, uow: UnitOfWork) -> None:
         """Write the changed states in the caller's write."""
-        uow.settings.write_rescheduled(self.logs, self.cards)
+        uow.settings.write_rescheduled(
+            [before for card in self.cards for before in card.befores],
+            [(card.card_id, card.state) for card in self.cards])
+
+    def steps(self, rows: int) -> list[Rescheduled]:
+        """Split into parts of whole cards, each of about ``rows`` rows (at least one part,
+        empty if nothing changed): a card and its log are never written apart."""
+        parts: list[Rescheduled] = []
+        part: list[ReplayedCard] = []
+        size = 0
+        for card in self.cards:
+            part.append(card)
+            size += 1 + len(card.befores)
+            if size >= rows:
+                parts.append(Rescheduled(tuple(part)))
+                part, size = [], 0
+        if part or not parts:
+            parts.append(Rescheduled(tuple(part)))
+        return parts
+
+    def as_stored(self, read: Sequence[LoggedCard]) -> Rescheduled:
+        """Return these cards as ``read`` found them before the replay (to put them back)."""
+        changed = {card.card_id for card in self.cards}
+        return Rescheduled(tuple(
+            ReplayedCard(card.card_id, card.state, tuple((row.id, row.before) for row in card.log))
+            for card in read if card.card_id in changed))
 
 
-def replayed(cards: list[LoggedCard], settings: dict[str, SchedulerSettings]) -> Rescheduled:
+def replayed(cards: Sequence[LoggedCard], settings: dict[str, SchedulerSettings]
+             ) -> Rescheduled:
     """Replay each card from its log under its lesson's ``settings``; keep what changed.
 
     Pure: the replay is the costly part (seconds for a long log), so a caller may run it
     outside any transaction and write the result under the learner's lock.
     """
-    changed_logs: list[tuple[int, scheduling.CardState]] = []
-    changed_cards: list[tuple[int, scheduling.CardState]] = []
+    changed: list[ReplayedCard] = []
     for card in cards:
         replay = scheduling.reschedule(
             [(ReviewRating(row.rating), row.reviewed_at) for row in card.log],
@@ -123,7 +161,6 @@ def replayed(cards: list[LoggedCard], settings: dict[str, SchedulerSettings]) ->
         befores = [row.before for row in card.log]
         if replay.after == card.state and list(replay.before) == befores:
             continue
-        changed_logs.extend((row.id, before) for row, before in zip(card.log, replay.before,
-                                                                      strict=True))
-        changed_cards.append((card.card_id, replay.after))
-    return Rescheduled(changed_logs, changed_cards)
+        changed.append(ReplayedCard(card.card_id, replay.after, tuple(
+            (row.id, before) for row, before in zip(card.log, replay.before, strict=True))))
+    return Rescheduled(tuple(changed))

@@ -288,9 +288,6 @@ class ImportRows:
     self_assessments: list[dict[str, Any]]
 
 
-IMPORT_STEP_ROWS = 500  # rows per transaction: a few milliseconds of SQLite's one writer
-
-
 def import_learner_data(ctx: Context, document: dict[str, Any]) -> Imported:
     """Load an exported document for this (empty) learner and browser; return row counts and
     the identity the browser has from now on.
@@ -301,12 +298,12 @@ def import_learner_data(ctx: Context, document: dict[str, Any]) -> Imported:
     histories.
 
     A large import is many thousand rows, and on SQLite every other learner's write waits
-    while one transaction writes. So the rows are written in short steps (``IMPORT_STEP_ROWS``
-    each, the unit of work giving way between them) into a new learner that no browser
-    reaches (``stage_import``), and one small last step, under the learner's lock, hands that
-    learner to this browser with whatever the old one held (``adopt_import``). Nobody sees a
-    half-written import; one that fails is erased, and one the process never finished is
-    deleted by ``quizsvc db prune``.
+    while one transaction writes. So the rows are written in short steps
+    (``UnitOfWork.step_rows`` each, the unit of work giving way between them) into a new
+    learner that no browser reaches (``stage_import``), and one small last step, under the
+    learner's lock, hands that learner to this browser with whatever the old one held
+    (``adopt_import``). Nobody sees a half-written import; one that fails is erased, and one
+    the process never finished is deleted by ``quizsvc db prune``.
     """
     if document.get("format") not in IMPORT_FORMATS:
         raise Invalid("format", N_("expected %(format)s"), reason="export_format",
@@ -386,10 +383,11 @@ def staged_import(ctx: Context, document: dict[str, Any], source: Provenance,
 
 
 def write_in_steps(ctx: Context, part: str, rows: list[dict[str, Any]]) -> None:
-    """Insert one part of an import, ``IMPORT_STEP_ROWS`` rows to a transaction."""
-    for start in range(0, len(rows), IMPORT_STEP_ROWS):
+    """Insert one part of an import, ``UnitOfWork.step_rows`` rows to a transaction."""
+    step = ctx.uow.step_rows
+    for start in range(0, len(rows), step):
         with ctx.uow.write():
-            ctx.uow.history.insert_imported(part, rows[start:start + IMPORT_STEP_ROWS])
+            ctx.uow.history.insert_imported(part, rows[start:start + step])
         ctx.uow.give_way()
 
 

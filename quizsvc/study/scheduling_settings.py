@@ -9,14 +9,20 @@ here reaches their mastery records.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, replace
 from datetime import datetime
 
+from sqlalchemy.exc import SQLAlchemyError
+
 from quizsvc.pool import job_runtime
 from quizsvc.review import scheduling
-from quizsvc.store.scheduler_settings import FitRecord
+from quizsvc.store.scheduler_settings import FitRecord, LoggedCard
+from quizsvc.store.unit_of_work import UnitOfWork
 from quizsvc.study import fsrs_tuning
 from quizsvc.study.context import Context
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -83,21 +89,81 @@ def retention_job(learner_id: int, retention: float, now: datetime) -> int:
     costly-work pool); return how many cards moved.
 
     The replay takes seconds for a long review log, so it runs outside any transaction, on
-    what one read returned; the write under the learner's lock is short. If the learner's
-    reviews changed in between (``review_seq`` moved on), the replay is redone under the lock.
+    what one read returned. Its result is written under the learner's lock in steps of whole
+    cards (``UnitOfWork.step_rows`` rows each), so that on SQLite no other learner's write
+    waits long for the one writer (``write_retention``).
     """
     runtime = job_runtime()
     with runtime.unit_of_work() as uow:
         uow.deadline = runtime.deadline
         with uow.read():
             review_seq = uow.answers.review_seq_of(learner_id)
-            cards = uow.settings.logged_cards(learner_id)
+            stored = Retention(uow.settings.retention_of(learner_id),
+                               uow.settings.logged_cards(learner_id))
             settings = {name: replace(found, desired_retention=retention) for name, found
-                        in fsrs_tuning.settings_by_lesson(uow, learner_id, cards).items()}
-        changes = fsrs_tuning.replayed(cards, settings)
-        with uow.locked(learner_id):
-            uow.settings.put_retention(learner_id, retention, now)
-            if uow.answers.review_seq_of(learner_id) != review_seq + 1:  # not only our lock
-                return fsrs_tuning.reschedule_learner(uow, learner_id)
-            changes.write(uow)
-            return len(changes.cards)
+                        in fsrs_tuning.settings_by_lesson(uow, learner_id, stored.cards).items()}
+        changes = fsrs_tuning.replayed(stored.cards, settings)
+        return write_retention(uow, learner_id, retention, now, review_seq, stored, changes)
+
+
+@dataclass(frozen=True)
+class Retention:
+    """A learner's desired retention and cards as one read found them."""
+
+    desired_retention: float
+    cards: list[LoggedCard]
+
+
+def write_retention(uow: UnitOfWork, learner_id: int, retention: float, now: datetime,
+                    review_seq: int, stored: Retention, changes: fsrs_tuning.Rescheduled
+                    ) -> int:
+    """Write a new retention and the cards replayed by it, step by step; return how many moved.
+
+    The first step stores the retention, and every step takes the learner's lock and checks
+    ``review_seq``: it moves on only by our own locks unless the learner reviewed meanwhile (an
+    answer between two steps). Then the replay is stale, and the step replays all the
+    learner's cards again under its lock instead. Between steps the learner may see some cards
+    already moved and others not; each card is written with its whole log.
+
+    A job refused at its deadline writes nothing (``quizsvc.pool``): if a step is refused
+    after others were committed, what they wrote is put back (``put_back``).
+    """
+    written: list[fsrs_tuning.Rescheduled] = []
+    try:
+        for step in changes.steps(uow.step_rows):
+            with uow.locked(learner_id):
+                if not written:
+                    uow.settings.put_retention(learner_id, retention, now)
+                if uow.answers.review_seq_of(learner_id) != review_seq + 1:  # not ours alone
+                    return fsrs_tuning.reschedule_learner(uow, learner_id)
+                step.write(uow)
+            written.append(step)
+            review_seq += 1
+            uow.give_way()
+    except BaseException:
+        if written:
+            put_back(uow, learner_id, now, review_seq, stored, written)
+        raise
+    return len(changes.cards)
+
+
+def put_back(uow: UnitOfWork, learner_id: int, now: datetime, review_seq: int,
+             stored: Retention, written: list[fsrs_tuning.Rescheduled]) -> None:
+    """Undo the committed steps of a refused reschedule, past the deadline (a unit of work of
+    its own): the old retention, and the cards as they were read, unless the learner reviewed
+    since; then their cards are replayed under the old retention instead.
+
+    If even that fails (the database is gone), the learner keeps the new retention with some
+    cards moved by it: due dates only, which their next retention change puts right.
+    """
+    try:
+        with uow.fresh() as undo, undo.locked(learner_id):
+            undo.settings.put_retention(learner_id, stored.desired_retention, now)
+            if undo.answers.review_seq_of(learner_id) != review_seq + 1:
+                fsrs_tuning.reschedule_learner(undo, learner_id)
+                return
+            for step in written:
+                step.as_stored(stored.cards).write(undo)
+    except SQLAlchemyError as error:
+        log.warning("could not undo a refused reschedule of learner %s: %s", learner_id,
+                    str(error).splitlines()[0] if str(error) else type(error).__name__)

@@ -8,18 +8,23 @@ touches mastery.
 
 from __future__ import annotations
 
+import math
 from datetime import timedelta
 from typing import Any
 
 import pytest
 from sqlalchemy import select
 
+from quizsvc.errors import N_, Busy
 from quizsvc.review import scheduling
 from quizsvc.review.optimizer import DEFAULT_PARAMETERS, Fit
-from quizsvc.store.models import Learner, Mastery, ReviewCard
+from quizsvc.store.models import Learner, Mastery, ReviewCard, ReviewLog
+from quizsvc.store.unit_of_work import UnitOfWork
+from quizsvc.study import fsrs_tuning
 from tests.support.clock import START
 from tests.support.fake_bank import LESSON_ID
-from tests.support.repos import repos
+from tests.support.repos import repos, unit_of_work
+from tests.support.statements import sent
 
 # Initial stabilities (days) for Again, Hard, Good, Easy, unlike fsrs's defaults.
 EVERYONE = (0.6, 3.5, 7.0, 25.0, *DEFAULT_PARAMETERS[4:])
@@ -194,7 +199,6 @@ def test_a_review_made_while_the_retention_replays_is_replayed_again_under_the_l
     database's writer meanwhile); when a review lands between its read and its write (the
     learner's ``review_seq`` moved on by more than the lock's own bump), the stale replay is
     not written: the change is replayed again under the lock."""
-    from quizsvc.study import fsrs_tuning
 
     rate_flashcard_easy(study)
     stale_seq = db.scalar(select(Learner.review_seq))
@@ -228,7 +232,6 @@ def test_a_review_made_while_the_retention_replays_is_replayed_again_under_the_l
 
 def test_an_unraced_retention_change_writes_the_replay_it_made_before_the_lock(
         study: Any, db: Any, monkeypatch: Any) -> None:
-    from quizsvc.study import fsrs_tuning
 
     rate_flashcard_easy(study)
     calls: list[int] = []
@@ -238,3 +241,107 @@ def test_an_unraced_retention_change_writes_the_replay_it_made_before_the_lock(
     assert changed.status_code == 200 and changed.json["rescheduled_cards"] == 1
     assert calls == []
     assert forecast(study.browser)[2] == 1
+
+
+def two_cards_in_review(study: Any) -> None:
+    """Put two cards in Review: a flashcard rated Easy and a right answer re-rated Easy (a
+    retention change moves both)."""
+    item = serve(study, "running-first")
+    attempt = study.answer(item["variant_id"], "running").json
+    assert study.browser.post(f"/api/attempts/{attempt['id']}/rating",
+                              json={"rating": "easy"}).status_code == 200
+    rate_flashcard_easy(study)
+
+
+def schedule(db: Any) -> list[tuple[Any, ...]]:
+    """Return every card's state and every log row's state before, as stored now."""
+    db.expire_all()
+    cards = [(c.id, c.state, c.step, c.stability, c.difficulty, c.due, c.last_review)
+             for c in db.scalars(select(ReviewCard).order_by(ReviewCard.id))]
+    logs = [(r.id, r.state_before, r.step_before, r.stability_before, r.difficulty_before,
+             r.due_before, r.last_review_before)
+            for r in db.scalars(select(ReviewLog).order_by(ReviewLog.id))]
+    return cards + logs
+
+
+def left_to_reschedule(db: Any) -> int:
+    """Reschedule the learner's cards once more under the settings in force; return how many
+    moved (0: what is stored is what one write would have left)."""
+    uow = unit_of_work(db)
+    with uow.locked(learner_id(db)):
+        return fsrs_tuning.reschedule_learner(uow, learner_id(db))
+
+
+def test_a_retention_change_writes_each_step_of_whole_cards_in_a_transaction_of_its_own(
+        study: Any, db: Any, connection: Any, monkeypatch: Any) -> None:
+    """On SQLite every other learner's write waits while one transaction writes; a learner
+    with thousands of reviews held that writer for the whole rewrite (issue 21's retention
+    flood). So the rewrite is written a few cards (``UnitOfWork.step_rows`` rows) to a
+    transaction, each card with its whole log."""
+    two_cards_in_review(study)
+    monkeypatch.setattr(UnitOfWork, "step_rows", 1)  # every card a step of its own
+    response, statements = sent(connection, lambda: study.browser.put(
+        "/api/scheduling", json={"desired_retention": 0.97}), savepoints=True)
+    assert response.status_code == 200 and response.json["rescheduled_cards"] == 2
+    card_writes = [i for i, s in enumerate(statements) if s.startswith("UPDATE review_card ")]
+    assert len(card_writes) == 2
+    for i in card_writes:
+        begun = max(n for n, s in enumerate(statements[:i]) if s.startswith("SAVEPOINT"))
+        step = statements[begun + 1:i]
+        assert [s for s in step if s.startswith("UPDATE review_log ")], step  # its log
+        assert any(s.startswith("UPDATE learner SET review_seq") for s in step)  # its lock
+        assert not any(s.startswith("UPDATE review_card ") for s in step)
+    assert left_to_reschedule(db) == 0  # the steps add up to the one write
+    assert forecast(study.browser)[2] == 2
+
+
+def test_a_review_between_two_steps_is_replayed_again_under_the_lock(
+        study: Any, db: Any, monkeypatch: Any) -> None:
+    two_cards_in_review(study)
+    monkeypatch.setattr(UnitOfWork, "step_rows", 1)
+    landed: list[int] = []
+
+    def a_review_lands(uow: UnitOfWork) -> None:
+        if not landed:  # after the first step: as if an answer took the learner's lock
+            with uow.locked(learner_id(db)):
+                landed.append(1)
+
+    calls: list[int] = []
+    full = fsrs_tuning.reschedule_learner
+
+    def counted(uow: Any, learner: int, lesson: Any = None) -> int:
+        calls.append(learner)
+        return full(uow, learner, lesson)
+
+    monkeypatch.setattr(UnitOfWork, "give_way", a_review_lands)
+    monkeypatch.setattr(fsrs_tuning, "reschedule_learner", counted)
+    changed = study.browser.put("/api/scheduling", json={"desired_retention": 0.97})
+    assert changed.status_code == 200, changed.json
+    assert landed and calls == [learner_id(db)]  # the second step replayed everything again
+    monkeypatch.setattr(fsrs_tuning, "reschedule_learner", full)
+    assert left_to_reschedule(db) == 0
+    assert forecast(study.browser)[2] == 2
+
+
+def test_a_retention_change_refused_half_way_puts_back_what_its_steps_wrote(
+        study: Any, db: Any, monkeypatch: Any) -> None:
+    """A job refused at its deadline writes nothing (``quizsvc.pool``): the learner was told
+    so. A reschedule refused after some of its steps were committed puts them back."""
+    two_cards_in_review(study)
+    before = schedule(db)
+    monkeypatch.setattr(UnitOfWork, "step_rows", 1)
+    real_check, steps = UnitOfWork.check_deadline, []
+
+    def the_deadline_passes_at_the_second_step(uow: UnitOfWork) -> None:
+        if uow.deadline != math.inf:  # the job's own unit of work, not the undo's
+            steps.append(1)
+            if len(steps) == 2:
+                raise Busy(N_("too slow"), reason="too_slow", params={"retry_after": 5})
+        real_check(uow)
+
+    monkeypatch.setattr(UnitOfWork, "check_deadline", the_deadline_passes_at_the_second_step)
+    refused = study.browser.put("/api/scheduling", json={"desired_retention": 0.97})
+    assert refused.status_code == 503, refused.json
+    assert len(steps) == 2
+    assert schedule(db) == before
+    assert study.browser.get("/api/scheduling").json["desired_retention"] == 0.9

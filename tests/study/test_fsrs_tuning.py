@@ -139,3 +139,19 @@ def test_tuning_never_touches_mastery(db, reviews):
     put_log(db, reviews)
     fsrs_tuning.optimize(unit_of_work(db), NOW + timedelta(days=1), min_reviews=MIN_REVIEWS)
     assert db.scalar(select(func.count()).select_from(Mastery)) == 0
+
+
+def test_a_rescheduling_splits_into_steps_of_whole_cards():
+    state = scheduling.new_card(NOW)
+
+    def card(card_id: int, logs: int) -> fsrs_tuning.ReplayedCard:
+        return fsrs_tuning.ReplayedCard(card_id, state, tuple(
+            (card_id * 100 + n, state) for n in range(logs)))
+
+    changes = fsrs_tuning.Rescheduled((card(1, 3), card(2, 1), card(3, 5), card(4, 0)))
+    assert changes.rows == 4 + 2 + 6 + 1
+    steps = changes.steps(5)
+    # a step closes once it holds 5 rows or more; no card is split between two
+    assert [[c.card_id for c in step.cards] for step in steps] == [[1, 2], [3], [4]]
+    assert [c for step in steps for c in step.cards] == list(changes.cards)
+    assert fsrs_tuning.Rescheduled(()).steps(5) == [fsrs_tuning.Rescheduled(())]  # one step

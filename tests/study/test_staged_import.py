@@ -1,7 +1,7 @@
 """A large import is written in short steps and handed over at once (issue 21).
 
 On SQLite every other learner's write waits while one transaction writes, so an import is
-written ``IMPORT_STEP_ROWS`` rows to a transaction into a learner no browser reaches, and one
+written ``UnitOfWork.step_rows`` rows to a transaction into a learner no browser reaches, and one
 small last step hands that learner to the importing browser. What must hold: no step writes
 more than its share; nobody sees a half-written import, and one that fails leaves nothing;
 whatever the browser's learner held before (an open session) comes along; exports go on naming
@@ -20,7 +20,6 @@ from sqlalchemy import func, select
 from quizsvc.errors import N_, Busy
 from quizsvc.store.models import Attempt, Browser, Learner, ServedVariant
 from quizsvc.store.unit_of_work import UnitOfWork
-from quizsvc.study import portability
 from tests.support.browsers import ApiBrowser, Study
 from tests.support.fake_bank import LESSON_ID
 from tests.support.repos import repos
@@ -47,7 +46,7 @@ def large_copy(browser: ApiBrowser, study: Study, size: int) -> dict[str, Any]:
 def test_no_step_of_a_large_import_writes_more_than_its_share(
         browser: ApiBrowser, study: Study, new_browser: Any, connection: Any,
         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(portability, "IMPORT_STEP_ROWS", 40)
+    monkeypatch.setattr(UnitOfWork, "step_rows", 40)
     document = large_copy(browser, study, 100)
     fresh = new_browser()
     fresh.get("/api/me")
@@ -70,7 +69,7 @@ def test_no_step_of_a_large_import_writes_more_than_its_share(
 def test_an_import_that_fails_half_way_leaves_nothing_and_can_be_sent_again(
         browser: ApiBrowser, study: Study, new_browser: Any, db: Any,
         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(portability, "IMPORT_STEP_ROWS", 10)
+    monkeypatch.setattr(UnitOfWork, "step_rows", 10)
     document = large_copy(browser, study, 60)
     fresh = new_browser()
     learner_before = fresh.get("/api/me").json["learner"]
