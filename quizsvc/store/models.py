@@ -106,6 +106,8 @@ class Learner(Base):
     """
 
     __tablename__ = "learner"
+    # SQLite would give a new learner an erased one's id, which old identity cookies name. 0013.
+    __table_args__ = ({"sqlite_autoincrement": True},)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     created_at: Mapped[datetime]
@@ -118,6 +120,8 @@ class Browser(Base):
     """One browser, known by the sha256 of its opaque cookie id; belongs to one learner."""
 
     __tablename__ = "browser"
+    # Ids never given twice, as the learner's. 0013.
+    __table_args__ = ({"sqlite_autoincrement": True},)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     learner_id: Mapped[int] = mapped_column(

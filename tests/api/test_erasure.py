@@ -10,6 +10,7 @@ from quizsvc.store.models import Base, Browser, FsrsParameters, Mastery, table
 from quizsvc.study.linking import digest
 from tests.support.browsers import ApiBrowser, Study
 from tests.support.cohorts import answer_quiz, join, make_cohort, report
+from tests.support.everything import study_everything
 from tests.support.fake_bank import LESSON_ID
 
 
@@ -20,26 +21,6 @@ def learner_of(db, browser):
 
 def snapshot(connection):
     return backup.dump(connection)["tables"]
-
-
-def study_everything(browser, study, clock):
-    """Leave a row in every table a learner can fill: sessions, variants, attempts (one
-    explained), cards, reviews, mastery, a self-assessment, a retention, a link code, a hold
-    on an item and a report of a problem."""
-    answer_quiz(study, right=False, explanation="I split the budget evenly.")
-    clock.advance(days=3)
-    answer_quiz(study, right=True)
-    answer_quiz(study, right=True)
-    assert browser.put("/api/self-assessments/budget", json={"rating": 3, "note": "mine"}
-                       ).status_code == 201
-    assert browser.put("/api/scheduling", json={"desired_retention": 0.85}).status_code == 200
-    assert browser.post("/api/link-codes").status_code == 201
-    served = study.next(study.start(LESSON_ID, mode="flashcards", size=1)["id"])["question"]
-    assert browser.post("/api/reports", json={
-        "variant_id": served["variant_id"], "reason": "wrong_answer",
-        "text": "the budget looks off"}).status_code == 201
-    assert browser.put(f"/api/items/{served['question_id']}/suspension",
-                       json={"suspended": True}).status_code == 200
 
 
 def test_erasing_leaves_nothing_of_the_learner_and_everyone_else_intact(
@@ -108,3 +89,27 @@ def test_a_browser_linked_to_an_erased_learner_starts_afresh(app, db, bank):
     first = other.put("/api/self-assessments/budget", json={"rating": 2})
     assert first.status_code == 409 and first.json["reason"] == "browser_forgotten"
     assert other.put("/api/self-assessments/budget", json={"rating": 2}).status_code == 201
+
+
+def test_an_erased_learners_ids_are_never_given_to_a_newcomer(app, db, bank):
+    """A browser linked to an erased learner keeps its identity cookie: its browser's and its
+    learner's ids, signed, read without the database. SQLite gave the next rows the largest id
+    plus one, the erased ones' when they were the newest, so that cookie named a newcomer's
+    browser and read its self-assessments (migration 0013)."""
+    alice = ApiBrowser(app)
+    other = ApiBrowser(app, stored=False)
+    code = alice.post("/api/link-codes").json["code"]
+    assert other.post("/api/link", json={"code": code}).status_code == 200
+    erased = learner_of(db, alice)
+    erased_browsers = set(db.scalars(select(Browser.id).where(Browser.learner_id == erased)))
+    assert alice.delete("/api/me?confirm=erase").status_code == 200
+    for _ in erased_browsers:  # as many newcomers as the erased learner had browsers
+        newcomer = ApiBrowser(app)
+        assert newcomer.put("/api/self-assessments/budget", json={"rating": 3, "note": "mine"}
+                            ).status_code == 201
+        answer_quiz(Study(newcomer, db, bank), right=True)
+        assert learner_of(db, newcomer) != erased
+        assert not set(db.scalars(select(Browser.id).where(
+            Browser.learner_id == learner_of(db, newcomer)))) & erased_browsers
+    assert other.get("/api/self-assessments").json == []  # nothing of a newcomer's
+    assert other.get("/api/export").json["attempts"] == []

@@ -22,7 +22,7 @@ def test_readyz_reports_the_migrated_database(client):
     assert response.json == {
         "status": "ready", "revision": migrate.head_revision(),
         "dependencies": {"database": {"status": "ok", "detail": None}}}
-    assert migrate.head_revision() == "0012"
+    assert migrate.head_revision() == "0013"
 
 
 def test_readyz_is_503_when_the_database_is_behind(app, client, connection: Connection):
