@@ -44,6 +44,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 from api_bench import ONE_ADDRESS, scratch_database  # noqa: E402  (the bench folder's own)
 from load import LESSON, Learner, guess, start_service  # noqa: E402
 
+from quizsvc.config import from_environment  # noqa: E402
+
 HEAVIEST = {"config": {"max_num_batched_tokens": 65_536, "max_num_seqs": 256,
                        "num_gpu_blocks": 100_000, "max_model_len": 65_536,
                        "num_speculative_tokens": 16, "enable_prefix_caching": True,
@@ -283,7 +285,9 @@ def main() -> int:
     parser.add_argument("--flooders", type=int, default=2, help="threads per load")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--loads", default="sandbox,imports,scheduling,anki,all")
-    parser.add_argument("--import-attempts", type=int, default=10_000)
+    parser.add_argument("--import-attempts", type=int, default=8_000,
+                        help="answers in the import document, which must stay under the "
+                             "service's import limit (8,000: about 7.5 MB)")
     args = parser.parse_args()
     phases = [name for name in args.loads.split(",") if name]
     for name in phases:
@@ -299,6 +303,13 @@ def main() -> int:
             process, port = start_service(url, args.workers, bank_dir, log)
             try:
                 document = large_export(port, args.import_attempts)
+                limit = from_environment()["IMPORT_MAX_CONTENT_LENGTH"]
+                if len(document) > limit:  # refused unread: no import would be measured
+                    raise SystemExit(
+                        f"the import document ({len(document):,} bytes) is over the service's "
+                        f"import limit ({limit:,}): every import and every scheduling "
+                        f"flooder's history would be refused unread; pass fewer "
+                        f"--import-attempts")
                 print(f"quizsvc serve, {args.backend}, {args.workers} workers, "
                       f"{os.cpu_count()} CPUs; {args.flooders} flooder(s) per load; "
                       f"{args.seconds:.0f} s per phase; import document "

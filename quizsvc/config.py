@@ -95,7 +95,7 @@ ENVIRONMENT: tuple[Setting, ...] = (
     Setting("MAX_CONTENT_LENGTH", "QUIZSVC_MAX_CONTENT_LENGTH", int, 1_048_576,
             "largest request body in bytes (but an import's)"),
     Setting("IMPORT_MAX_CONTENT_LENGTH", "QUIZSVC_IMPORT_MAX_CONTENT_LENGTH", int, 8_388_608,
-            "largest body of POST /api/import in bytes: an export of ~10,000 answers"),
+            "largest body of POST /api/import in bytes: an export of about 8,500 answers"),
     Setting("WORKERS", "QUIZSVC_WORKERS", int, 2,
             "gunicorn worker processes for `quizsvc serve`"),
     Setting("THREADS", "QUIZSVC_THREADS", int, 8,
