@@ -83,10 +83,13 @@ class Learner:
     cookies: dict[str, str] = field(default_factory=dict)
     sent: int = 0  # requests sent: numbers each answer's Idempotency-Key
     timeout: float = TIMEOUT  # seconds to wait for a reply before counting "no reply" (0)
+    # The client's address, sent as X-Forwarded-For: a service that trusts one proxy hop
+    # (QUIZSVC_PROXY_HOPS=1) counts its per-address limits by it. None: the socket's.
+    address: str | None = None
 
     def call(self, kind: str, method: str, path: str, body: Any = None) -> Any:
         """Send one request on a new connection; record it; return the JSON body or None."""
-        headers = {}
+        headers = {} if self.address is None else {"X-Forwarded-For": self.address}
         if self.cookies:
             headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
         if method != "GET":
@@ -401,11 +404,17 @@ def measure(port: int, learners: int, seconds: float, think: float) -> Level:
 # ---------------------------------------------------------------- the service
 
 
-def start_service(url: str, workers: int, bank_dir: Path, log: Path) -> tuple[Any, int]:
-    """Migrate, then run ``quizsvc serve`` on a free port; wait for /readyz."""
+def start_service(url: str, workers: int, bank_dir: Path, log: Path,
+                  addressed: bool = False) -> tuple[Any, int]:
+    """Migrate, then run ``quizsvc serve`` on a free port; wait for /readyz.
+
+    Every client here comes from 127.0.0.1, so the per-address limits are lifted; or, with
+    ``addressed``, kept as configured and counted by the address each client names in
+    X-Forwarded-For (one trusted proxy hop, as behind a reverse proxy).
+    """
     env = {**os.environ, "QUIZSVC_DATABASE_URL": url, "QUIZSVC_BANK_DIR": str(bank_dir),
            "QUIZSVC_WORKERS": str(workers), "QUIZSVC_SECRET_KEY": os.urandom(16).hex(),
-           **ONE_ADDRESS}
+           **({"QUIZSVC_PROXY_HOPS": "1"} if addressed else ONE_ADDRESS)}
     cli = [sys.executable, "-m", "quizsvc.cli"]
     subprocess.run([*cli, "db", "upgrade"], env=env, check=True, capture_output=True,
                    timeout=120)

@@ -15,12 +15,16 @@ process:
 - ``anki``: flooders download the bilingual Anki deck, a new browser per request;
 - ``all``: every load above at once.
 
-The per-address limits are lifted (every client here shares 127.0.0.1), so what bounds the
-flood is the service's own design: the pool, the per-browser limits and the CPU budgets.
+By default the per-address limits are lifted (every client here shares 127.0.0.1): each
+flooder is a crowd of addresses, and what bounds the flood is the rest of the service's
+design: the pool, the per-browser limits and the CPU budgets. With ``--addresses`` they hold
+as configured, each flooder thread a client of its own address (sent as X-Forwarded-For to a
+service trusting one proxy hop, as behind a reverse proxy): one client's flood as deployed.
 Target (issue 21): under each load, the learner's p50 at most 2x and p99 at most 5x alone.
 
     .venv/bin/python bench/simulate_flood.py [--backend sqlite|postgresql] [--seconds 8]
         [--flooders 2] [--workers 2] [--loads sandbox,imports,scheduling,anki,all]
+        [--addresses]
 """
 
 from __future__ import annotations
@@ -41,7 +45,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
-from api_bench import ONE_ADDRESS, scratch_database  # noqa: E402  (the bench folder's own)
+from api_bench import scratch_database  # noqa: E402  (the bench folder's own)
 from load import LESSON, Learner, guess, start_service  # noqa: E402
 
 from quizsvc.config import from_environment  # noqa: E402
@@ -53,6 +57,7 @@ HEAVIEST = {"config": {"max_num_batched_tokens": 65_536, "max_num_seqs": 256,
             "requests": [{"id": f"r{i}", "prompt_token_ids": [7] * 4096, "max_tokens": 4096}
                          for i in range(16)]}
 LOADS = ("sandbox", "imports", "scheduling", "anki")
+LEARNER_ADDRESS = "10.0.0.1"  # the measured learner's, with --addresses (flooders: 10.1.*)
 # A flooder waits for the service's own answer, above its longest wait on the pool (a deck's
 # 60 s): a replay queued behind imports is answered 503 busy after its 10 s wait, which a
 # client timing out at 10 s would count as no reply (0).
@@ -66,7 +71,7 @@ def studied(port: int, answers: int) -> Learner:
     """Return a learner who has answered ``answers`` questions (and rated them Good)."""
     import random
 
-    learner = Learner(port)
+    learner = Learner(port, address=LEARNER_ADDRESS)
     learner.call("me", "GET", "/api/me")
     rng = random.Random(3)
     done = 0
@@ -86,11 +91,11 @@ def studied(port: int, answers: int) -> Learner:
     return learner
 
 
-def study_loop(port: int, seconds: float, out: Any) -> None:
+def study_loop(port: int, seconds: float, out: Any, address: str | None) -> None:
     """Study for ``seconds`` (next, answer, a short pause); send back the latencies by kind."""
     import random
 
-    learner = Learner(port)
+    learner = Learner(port, address=address)
     learner.call("me", "GET", "/api/me")
     rng = random.Random(11)
     stop = time.monotonic() + seconds
@@ -139,27 +144,29 @@ def large_export(port: int, attempts: int) -> bytes:
     return json.dumps(document).encode()
 
 
-def sandbox_flood(port: int, stop: float, _document: bytes, statuses: dict[str, int]) -> None:
+def sandbox_flood(port: int, stop: float, _document: bytes, statuses: dict[str, int],
+                  address: str | None) -> None:
     """Replay the heaviest simulation, a new browser per request."""
     while time.monotonic() < stop:
-        learner = Learner(port, timeout=FLOOD_TIMEOUT)
+        learner = Learner(port, timeout=FLOOD_TIMEOUT, address=address)
         learner.call("me", "GET", "/api/me")
         learner.call("simulate", "POST", "/api/simulate", HEAVIEST)
         count(statuses, "sandbox", learner.samples[-1].status)
 
 
-def import_flood(port: int, stop: float, document: bytes, statuses: dict[str, int]) -> None:
+def import_flood(port: int, stop: float, document: bytes, statuses: dict[str, int],
+                 address: str | None) -> None:
     """Post the large export into a new browser, again and again."""
     while time.monotonic() < stop:
-        learner = Learner(port)
+        learner = Learner(port, address=address)
         learner.call("me", "GET", "/api/me")
         count(statuses, "imports", post_raw(learner, "/api/import", document))
 
 
 def scheduling_flood(port: int, stop: float, document: bytes,
-                     statuses: dict[str, int]) -> None:
+                     statuses: dict[str, int], address: str | None) -> None:
     """Import the large history once, then change the desired retention in a loop."""
-    learner = Learner(port, timeout=FLOOD_TIMEOUT)
+    learner = Learner(port, timeout=FLOOD_TIMEOUT, address=address)
     learner.call("me", "GET", "/api/me")
     post_raw(learner, "/api/import", document)
     retention = 0.80
@@ -170,10 +177,11 @@ def scheduling_flood(port: int, stop: float, document: bytes,
         count(statuses, "scheduling", learner.samples[-1].status)
 
 
-def anki_flood(port: int, stop: float, _document: bytes, statuses: dict[str, int]) -> None:
+def anki_flood(port: int, stop: float, _document: bytes, statuses: dict[str, int],
+               address: str | None) -> None:
     """Download the bilingual deck, a new browser per request."""
     while time.monotonic() < stop:
-        learner = Learner(port)
+        learner = Learner(port, address=address)
         learner.call("me", "GET", "/api/me")
         status = get_raw(learner, f"/api/lessons/{LESSON}/anki.apkg?lang=both")
         count(statuses, "anki", status)
@@ -208,6 +216,8 @@ def send_raw(learner: Learner, method: str, path: str, body: bytes | None,
     import http.client
 
     cookies = "; ".join(f"{k}={v}" for k, v in learner.cookies.items())
+    if learner.address is not None:
+        headers = {**headers, "X-Forwarded-For": learner.address}
     connection = http.client.HTTPConnection("127.0.0.1", learner.port,
                                             timeout=FLOOD_TIMEOUT)
     try:
@@ -222,12 +232,15 @@ def send_raw(learner: Learner, method: str, path: str, body: bytes | None,
 
 
 def flood_process(port: int, loads: list[str], flooders: int, seconds: float,
-                  document: bytes, out: Any) -> None:
-    """Run ``flooders`` threads of each load in this (separate) process."""
+                  document: bytes, out: Any, addressed: bool) -> None:
+    """Run ``flooders`` threads of each load in this (separate) process; with ``addressed``,
+    each thread is a client of its own address."""
     stop = time.monotonic() + seconds
     statuses: dict[str, int] = {}
-    threads = [threading.Thread(target=FLOODS[load], args=(port, stop, document, statuses))
-               for load in loads for _ in range(flooders)]
+    threads = [threading.Thread(target=FLOODS[load], args=(
+                   port, stop, document, statuses,
+                   f"10.1.{LOADS.index(load)}.{n + 1}" if addressed else None))
+               for load in loads for n in range(flooders)]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -238,8 +251,8 @@ def flood_process(port: int, loads: list[str], flooders: int, seconds: float,
 # ---------------------------------------------------------------- one phase
 
 
-def phase(port: int, loads: list[str], flooders: int, seconds: float, document: bytes
-          ) -> tuple[dict[str, list[float]], dict[str, int]]:
+def phase(port: int, loads: list[str], flooders: int, seconds: float, document: bytes,
+          addressed: bool) -> tuple[dict[str, list[float]], dict[str, int]]:
     """Measure the learner while ``loads`` run; return its latencies by kind and the flood's
     statuses."""
     context = multiprocessing.get_context("spawn")
@@ -247,10 +260,11 @@ def phase(port: int, loads: list[str], flooders: int, seconds: float, document: 
     flooding = None
     if loads:
         flooding = context.Process(target=flood_process, args=(
-            port, loads, flooders, seconds + 3.0, document, flood_out))
+            port, loads, flooders, seconds + 3.0, document, flood_out, addressed))
         flooding.start()
         time.sleep(2.0)  # let the flood reach its pace (and the scheduling flooders import)
-    learner = context.Process(target=study_loop, args=(port, seconds, out))
+    learner = context.Process(target=study_loop, args=(
+        port, seconds, out, LEARNER_ADDRESS if addressed else None))
     learner.start()
     samples = out.get(timeout=seconds + 300)
     learner.join()
@@ -285,6 +299,10 @@ def main() -> int:
     parser.add_argument("--flooders", type=int, default=2, help="threads per load")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--loads", default="sandbox,imports,scheduling,anki,all")
+    parser.add_argument("--addresses", action="store_true",
+                        help="keep the per-address limits as configured, each flooder thread "
+                             "a client of its own address (X-Forwarded-For, one trusted hop); "
+                             "by default they are lifted, every flooder a crowd of addresses")
     parser.add_argument("--import-attempts", type=int, default=8_000,
                         help="answers in the import document, which must stay under the "
                              "service's import limit (8,000: about 7.5 MB)")
@@ -293,14 +311,13 @@ def main() -> int:
     for name in phases:
         if name not in (*LOADS, "all"):
             raise SystemExit(f"unknown load {name!r}; choose from {', '.join(LOADS)}, all")
-    os.environ.update(ONE_ADDRESS)  # start_service passes the environment on
     with tempfile.TemporaryDirectory() as folder:
         bank_dir = Path(folder) / "question_bank"
         shutil.copytree(ROOT / "question_bank", bank_dir)
         url, drop = scratch_database(args.backend, Path(folder), "quizsvc_flood")
         log = Path(folder) / "serve.log"
         try:
-            process, port = start_service(url, args.workers, bank_dir, log)
+            process, port = start_service(url, args.workers, bank_dir, log, args.addresses)
             try:
                 document = large_export(port, args.import_attempts)
                 limit = from_environment()["IMPORT_MAX_CONTENT_LENGTH"]
@@ -313,16 +330,18 @@ def main() -> int:
                 print(f"quizsvc serve, {args.backend}, {args.workers} workers, "
                       f"{os.cpu_count()} CPUs; {args.flooders} flooder(s) per load; "
                       f"{args.seconds:.0f} s per phase; import document "
-                      f"{len(document) / 1e6:.1f} MB ({args.import_attempts} answers)",
+                      f"{len(document) / 1e6:.1f} MB ({args.import_attempts} answers); "
+                      f"per-address limits "
+                      f"{'as configured, a client per address' if args.addresses else 'lifted'}",
                       flush=True)
                 print(f"{'phase':<11} {'next p50':>9} {'p99':>7} {'answer p50':>11} {'p99':>7}"
                       f"  {'p50 x':>6} {'p99 x':>6}  flood replies", flush=True)
-                alone, _ = phase(port, [], 0, args.seconds, document)
+                alone, _ = phase(port, [], 0, args.seconds, document, args.addresses)
                 report("alone", alone, alone, {})
                 for name in phases:
                     loads = list(LOADS) if name == "all" else [name]
                     latencies, statuses = phase(port, loads, args.flooders, args.seconds,
-                                                document)
+                                                document, args.addresses)
                     report(name, latencies, alone, statuses)
             finally:
                 process.terminate()
