@@ -25,6 +25,9 @@ Target (issue 21): under each load, the learner's p50 at most 2x and p99 at most
     .venv/bin/python bench/simulate_flood.py [--backend sqlite|postgresql] [--seconds 8]
         [--flooders 2] [--workers 2] [--loads sandbox,imports,scheduling,anki,all]
         [--addresses]
+
+A phase may also join loads with "+" (``--loads imports+anki``) to find which of them a
+slow "all" comes from.
 """
 
 from __future__ import annotations
@@ -308,8 +311,8 @@ def main() -> int:
                              "service's import limit (8,000: about 7.5 MB)")
     args = parser.parse_args()
     phases = [name for name in args.loads.split(",") if name]
-    for name in phases:
-        if name not in (*LOADS, "all"):
+    for name in phases:  # a load, "all", or loads joined by "+" (imports+anki)
+        if name != "all" and not set(name.split("+")) <= set(LOADS):
             raise SystemExit(f"unknown load {name!r}; choose from {', '.join(LOADS)}, all")
     with tempfile.TemporaryDirectory() as folder:
         bank_dir = Path(folder) / "question_bank"
@@ -339,7 +342,7 @@ def main() -> int:
                 alone, _ = phase(port, [], 0, args.seconds, document, args.addresses)
                 report("alone", alone, alone, {})
                 for name in phases:
-                    loads = list(LOADS) if name == "all" else [name]
+                    loads = list(LOADS) if name == "all" else name.split("+")
                     latencies, statuses = phase(port, loads, args.flooders, args.seconds,
                                                 document, args.addresses)
                     report(name, latencies, alone, statuses)
