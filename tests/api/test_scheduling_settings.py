@@ -193,6 +193,20 @@ def test_neither_retention_nor_fitted_parameters_touch_mastery(study: Any, db: A
             for m in db.scalars(select(Mastery))] == before
 
 
+def full_replays(monkeypatch: Any) -> list[int]:
+    """Record each learner whose cards are all replayed again under the lock
+    (``fsrs_tuning.reschedule_learner``), which still runs."""
+    calls: list[int] = []
+    full = fsrs_tuning.reschedule_learner
+
+    def counted(uow: Any, learner: int, lesson: Any = None) -> int:
+        calls.append(learner)
+        return full(uow, learner, lesson)
+
+    monkeypatch.setattr(fsrs_tuning, "reschedule_learner", counted)
+    return calls
+
+
 def test_a_review_made_while_the_retention_replays_is_replayed_again_under_the_lock(
         study: Any, db: Any, monkeypatch: Any) -> None:
     """The replay runs outside any transaction (it takes seconds for a long log, and held the
@@ -216,14 +230,7 @@ def test_a_review_made_while_the_retention_replays_is_replayed_again_under_the_l
         return value
 
     monkeypatch.setattr(answers_module.AnswerRepository, "review_seq_of", seq_after_a_race)
-    calls: list[int] = []
-    full = fsrs_tuning.reschedule_learner
-
-    def counted(uow: Any, learner: int, lesson: Any = None) -> int:
-        calls.append(learner)
-        return full(uow, learner, lesson)
-
-    monkeypatch.setattr(fsrs_tuning, "reschedule_learner", counted)
+    calls = full_replays(monkeypatch)
     changed = study.browser.put("/api/scheduling", json={"desired_retention": 0.97})
     assert changed.status_code == 200, changed.json
     assert calls and bumped  # replayed again, under the lock
@@ -306,19 +313,11 @@ def test_a_review_between_two_steps_is_replayed_again_under_the_lock(
             with uow.locked(learner_id(db)):
                 landed.append(1)
 
-    calls: list[int] = []
-    full = fsrs_tuning.reschedule_learner
-
-    def counted(uow: Any, learner: int, lesson: Any = None) -> int:
-        calls.append(learner)
-        return full(uow, learner, lesson)
-
     monkeypatch.setattr(UnitOfWork, "give_way", a_review_lands)
-    monkeypatch.setattr(fsrs_tuning, "reschedule_learner", counted)
+    calls = full_replays(monkeypatch)
     changed = study.browser.put("/api/scheduling", json={"desired_retention": 0.97})
     assert changed.status_code == 200, changed.json
     assert landed and calls == [learner_id(db)]  # the second step replayed everything again
-    monkeypatch.setattr(fsrs_tuning, "reschedule_learner", full)
     assert left_to_reschedule(db) == 0
     assert forecast(study.browser)[2] == 2
 
