@@ -142,22 +142,26 @@ def write_retention(uow: UnitOfWork, learner_id: int, retention: float, now: dat
             uow.give_way()
     except BaseException:
         if written:
-            put_back(uow, learner_id, now, review_seq, stored, written)
+            put_back(uow, learner_id, retention, now, review_seq, stored, written)
         raise
     return len(changes.cards)
 
 
-def put_back(uow: UnitOfWork, learner_id: int, now: datetime, review_seq: int,
-             stored: Retention, written: list[fsrs_tuning.Rescheduled]) -> None:
+def put_back(uow: UnitOfWork, learner_id: int, retention: float, now: datetime,
+             review_seq: int, stored: Retention, written: list[fsrs_tuning.Rescheduled]
+             ) -> None:
     """Undo the committed steps of a refused reschedule, past the deadline (a unit of work of
     its own): the old retention, and the cards as they were read, unless the learner reviewed
-    since; then their cards are replayed under the old retention instead.
+    since; then their cards are replayed under the old retention instead. A retention the
+    learner chose after this one stays, with the cards its own change wrote.
 
     If even that fails (the database is gone), the learner keeps the new retention with some
     cards moved by it: due dates only, which their next retention change puts right.
     """
     try:
         with uow.fresh() as undo, undo.locked(learner_id):
+            if undo.settings.retention_of(learner_id) != retention:
+                return
             undo.settings.put_retention(learner_id, stored.desired_retention, now)
             if undo.answers.review_seq_of(learner_id) != review_seq + 1:
                 fsrs_tuning.reschedule_learner(undo, learner_id)

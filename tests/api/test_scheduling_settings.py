@@ -344,3 +344,29 @@ def test_a_retention_change_refused_half_way_puts_back_what_its_steps_wrote(
     assert len(steps) == 2
     assert schedule(db) == before
     assert study.browser.get("/api/scheduling").json["desired_retention"] == 0.9
+
+
+def test_a_refused_reschedule_leaves_a_retention_chosen_after_it(
+        study: Any, db: Any, monkeypatch: Any) -> None:
+    """Putting back a refused change must not undo the learner's next one (another browser's
+    change that landed while the refused one was being written)."""
+    two_cards_in_review(study)
+    monkeypatch.setattr(UnitOfWork, "step_rows", 1)
+    real_check, steps = UnitOfWork.check_deadline, []
+
+    def another_change_lands(uow: UnitOfWork) -> None:  # between the first two steps
+        with uow.fresh() as other, other.locked(learner_id(db)):
+            other.settings.put_retention(learner_id(db), 0.8, START)
+
+    def the_deadline_passes_at_the_second_step(uow: UnitOfWork) -> None:
+        if uow.deadline != math.inf:
+            steps.append(1)
+            if len(steps) == 2:
+                raise Busy(N_("too slow"), reason="too_slow", params={"retry_after": 5})
+        real_check(uow)
+
+    monkeypatch.setattr(UnitOfWork, "give_way", another_change_lands)
+    monkeypatch.setattr(UnitOfWork, "check_deadline", the_deadline_passes_at_the_second_step)
+    refused = study.browser.put("/api/scheduling", json={"desired_retention": 0.97})
+    assert refused.status_code == 503, refused.json
+    assert study.browser.get("/api/scheduling").json["desired_retention"] == 0.8
