@@ -31,6 +31,7 @@ from werkzeug.http import HTTP_STATUS_CODES
 from quizsvc import errors
 from quizsvc.http.language import accepted_lang, message_in, say_reason
 from quizsvc.http.request_id import request_id
+from quizsvc.store.database import first_line
 
 log = logging.getLogger(__name__)
 
@@ -164,8 +165,7 @@ def handle_database_error(error: Exception) -> Response:
     """Answer 503 + Retry-After while the database is unreachable; anything else is a bug."""
     if not database_unreachable(error):
         return handle_unexpected(error)
-    log.warning("database unavailable: %s", str(error).splitlines()[0] if str(error) else
-                type(error).__name__)
+    log.warning("database unavailable: %s", first_line(error))
     return error_response(503, "database_unavailable",
                           "The database is unavailable; send the request again shortly.")
 

@@ -23,6 +23,13 @@ READ_ONLY = "quizsvc_read_only"  # execution option: this transaction only reads
 SQLITE_BUSY_TIMEOUT = 30.0  # seconds a SQLite writer waits for another connection's commit
 
 
+def first_line(error: BaseException) -> str:
+    """Return the first line of an error's message, for a log: a SQLAlchemy error goes on with
+    the statement and its parameters, which a log must not hold (else the error's type)."""
+    text = str(error)
+    return text.splitlines()[0] if text else type(error).__name__
+
+
 def make_engine(url: str, **options: Any) -> Engine:
     """Create an engine; for SQLite, give it real transactions, foreign keys and WAL.
 

@@ -44,7 +44,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from quizsvc.errors import N_, Busy
 from quizsvc.store.answers import AnswerRepository
 from quizsvc.store.cohorts import CohortRepository
-from quizsvc.store.database import READ_ONLY
+from quizsvc.store.database import READ_ONLY, first_line
 from quizsvc.store.erasure import ErasureRepository
 from quizsvc.store.exports import ExportRepository
 from quizsvc.store.history import HistoryRepository
@@ -232,7 +232,7 @@ class UnitOfWork:
             held.close()
         except SQLAlchemyError as error:  # a database outage: the response is already made
             log.warning("discarding a database connection that failed to close: %s",
-                        str(error).splitlines()[0] if str(error) else type(error).__name__)
+                        first_line(error))
             held.invalidate()
 
     def __enter__(self) -> UnitOfWork:

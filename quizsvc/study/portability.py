@@ -37,6 +37,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from quizsvc.errors import N_, Conflict, Invalid
 from quizsvc.review import diagnosis, scheduling
 from quizsvc.review import mastery as mastery_policy
+from quizsvc.store.database import first_line
 from quizsvc.study import seal
 from quizsvc.study.context import Context, Identity
 from quizsvc.study.sessions import opaque_id
@@ -333,7 +334,7 @@ def erase_staged(ctx: Context, staged: int) -> None:
             cleanup.erasure.erase(staged)
     except SQLAlchemyError as error:
         log.warning("could not erase the staged learner %s of a failed import: %s", staged,
-                    str(error).splitlines()[0] if str(error) else type(error).__name__)
+                    first_line(error))
 
 
 def refuse_unless_empty(ctx: Context) -> None:

@@ -17,6 +17,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from quizsvc.pool import job_runtime
 from quizsvc.review import scheduling
+from quizsvc.store.database import first_line
 from quizsvc.store.scheduler_settings import FitRecord, LoggedCard
 from quizsvc.store.unit_of_work import UnitOfWork
 from quizsvc.study import fsrs_tuning
@@ -170,4 +171,4 @@ def put_back(uow: UnitOfWork, learner_id: int, retention: float, now: datetime,
                 step.as_stored(stored.cards).write(undo)
     except SQLAlchemyError as error:
         log.warning("could not undo a refused reschedule of learner %s: %s", learner_id,
-                    str(error).splitlines()[0] if str(error) else type(error).__name__)
+                    first_line(error))
