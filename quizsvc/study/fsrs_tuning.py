@@ -104,6 +104,11 @@ class ReplayedCard:
     state: scheduling.CardState
     befores: tuple[tuple[int, scheduling.CardState], ...]  # (log row id, state before)
 
+    @property
+    def rows(self) -> int:
+        """Count the rows writing it changes: the card and its log rows."""
+        return 1 + len(self.befores)
+
 
 @dataclass(frozen=True)
 class Rescheduled:
@@ -114,7 +119,7 @@ class Rescheduled:
     @property
     def rows(self) -> int:
         """Count the rows a write of this changes: the cards and their log rows."""
-        return sum(1 + len(card.befores) for card in self.cards)
+        return sum(card.rows for card in self.cards)
 
     def write(self, uow: UnitOfWork) -> None:
         """Write the changed states in the caller's write."""
@@ -130,7 +135,7 @@ class Rescheduled:
         size = 0
         for card in self.cards:
             part.append(card)
-            size += 1 + len(card.befores)
+            size += card.rows
             if size >= rows:
                 parts.append(Rescheduled(tuple(part)))
                 part, size = [], 0

@@ -132,6 +132,8 @@ def write_retention(uow: UnitOfWork, learner_id: int, retention: float, now: dat
     written: list[fsrs_tuning.Rescheduled] = []
     try:
         for step in changes.steps(uow.step_rows):
+            if written:
+                uow.give_way()  # between two steps, not after the last
             with uow.locked(learner_id):
                 if not written:
                     uow.settings.put_retention(learner_id, retention, now)
@@ -140,7 +142,6 @@ def write_retention(uow: UnitOfWork, learner_id: int, retention: float, now: dat
                 step.write(uow)
             written.append(step)
             review_seq += 1
-            uow.give_way()
     except BaseException:
         if written:
             put_back(uow, learner_id, retention, now, review_seq, stored, written)
