@@ -14,10 +14,13 @@
   when the browser is first stored (or first found without it) and when linking moves the
   browser to another learner (``switch_identity``), the only ways a browser's learner changes.
 
-``resolve_browser`` (a ``before_request`` hook) reads the cookies, looks the browser up only
-when the identity cookie is missing or not ours, checks CSRF on state changes and registers a
-new browser before its first write; it records the result in ``flask.g`` once. ``visitor()``
-and ``csrf_token()`` read it back.
+``resolve_browser`` (a ``before_request`` hook) reads the cookies and checks CSRF on state
+changes; it records the result in ``flask.g`` once. ``visitor()`` and ``csrf_token()`` read it
+back. The database is asked only when the view first asks for the browser's identity
+(``stored_visitor``, which ``current_context`` calls): the browser is looked up when its
+identity cookie is missing, and stored with a new learner on its first state change. By then
+the view's rate limits and arguments have been checked, so a refused or malformed request
+costs no database read and stores nothing.
 """
 
 from __future__ import annotations
@@ -48,9 +51,11 @@ FORM_MIMETYPES = frozenset({"application/x-www-form-urlencoded", "multipart/form
 # Blueprints whose views need no browser: probes, the OpenAPI document, author views and a
 # cohort's instructor views (which have their own bearer tokens), Prometheus metrics.
 WITHOUT_BROWSER = frozenset({"health", "api-docs", "author", "instructor", "metrics"})
-# Views whose state change is only the browser's own cookie (an author signing in or out):
-# CSRF is checked, but the browser is not stored as a learner for it.
-WITHOUT_REGISTRATION = frozenset({"web.author_sign_in", "web.author_sign_out"})
+# Views that change nothing of a browser not stored yet: an author signing in or out (only
+# the browser's own cookie), a sandbox replay (it marks a stored learner's open questions
+# open-book; a browser not stored has none). CSRF is checked, but no learner is made for them.
+WITHOUT_REGISTRATION = frozenset({"web.author_sign_in", "web.author_sign_out",
+                                  "simulate.Simulate"})
 TOKEN_BYTES = 32  # 256 bits of the browser id
 MAC_CHARS = 32  # hex characters of an HMAC kept in a token
 MAX_TOKEN = 200  # longer cookie values are not ours
@@ -66,6 +71,8 @@ class Visitor:
     new_identity: bool = False  # the identity cookie is to be (re)set
     forgotten: bool = False  # the identity cookie names a browser no longer stored
     erased: bool = False  # the learner erased everything: every cookie of ours goes
+    unresolved: bool = False  # the browser is still to be looked up (no identity cookie)
+    to_store: bool = False  # a state change from a browser not stored yet: store it first
 
 
 def mac(secret_key: str, message: str) -> str:
@@ -189,39 +196,62 @@ def register(token: str) -> Identity:
 
 
 def resolve_browser() -> None:
-    """The ``before_request`` hook: find the browser, check CSRF, register before a write."""
+    """The ``before_request`` hook: read the cookies, check CSRF; no database yet."""
     if not needs_browser():
         return
     secret_key = current_app.config["SECRET_KEY"]
     token = request.cookies.get(cookie_name(BROWSER_COOKIE)) or ""
     identity = None
-    looked_up = False
+    ours = token.isascii() and len(token) <= MAX_TOKEN and minted_here(secret_key, token)
+    looked_up = unresolved = False
     if token:
         identity = signed_identity(secret_key, token,
                                    request.cookies.get(cookie_name(IDENTITY_COOKIE)) or "")
-        if identity is None:
+        if identity is None and ours:
+            unresolved = True  # looked up when the view first asks (``stored_visitor``)
+        elif identity is None:  # an id this deployment did not mint is kept only if stored
             identity, looked_up = find_browser(token), True
     minted = False
-    if identity is None and not (token.isascii() and len(token) <= MAX_TOKEN
-                                 and minted_here(secret_key, token)):
+    if identity is None and not ours:
         token, minted = mint_token(secret_key), True
+    to_store = False
     if request.method not in SAFE_METHODS:
         check_csrf(token)
-        if identity is None and request.endpoint not in WITHOUT_REGISTRATION:
-            identity, looked_up = register(token), True
-    g.visitor = Visitor(token, identity, minted, new_identity=looked_up and identity is not None)
+        to_store = identity is None and request.endpoint not in WITHOUT_REGISTRATION
+    g.visitor = Visitor(token, identity, minted, new_identity=looked_up and identity is not None,
+                        unresolved=unresolved, to_store=to_store)
+
+
+def stored_visitor() -> Visitor | None:
+    """Return this request's browser (None for a view that serves none): looked up first when
+    its identity cookie did not name it, and stored with a new learner when this is its first
+    state change and it was not found."""
+    found: Visitor | None = g.get("visitor")
+    if found is None or not (found.unresolved or found.to_store):
+        return found
+    identity, new_identity = found.identity, found.new_identity
+    if found.unresolved:
+        identity = find_browser(found.token)
+        new_identity = identity is not None
+    if identity is None and found.to_store:
+        identity, new_identity = register(found.token), True
+    found = g.visitor = replace(found, identity=identity, new_identity=new_identity,
+                                unresolved=False, to_store=False)
+    return found
 
 
 def switch_identity(identity: Identity) -> None:
     """Make this request's browser belong to ``identity`` from now on (after linking moved
     it): the rest of the request sees it, and the response carries its identity cookie."""
-    g.visitor = replace(visitor(), identity=identity, new_identity=True)
+    g.visitor = replace(visitor(), identity=identity, new_identity=True, unresolved=False,
+                        to_store=False)
 
 
 def forget_browser() -> None:
     """Forget this request's browser after its learner was erased: the response clears the
     browser, identity and CSRF cookies, so nothing on the device names the erased learner."""
-    g.visitor = replace(visitor(), identity=None, erased=True)
+    g.visitor = replace(visitor(), identity=None, erased=True, unresolved=False,
+                        to_store=False)
 
 
 def visitor() -> Visitor:

@@ -127,6 +127,16 @@ def test_using_the_sandbox_with_a_question_open_makes_it_open_book(app: Any, db:
     assert answered["correct"] is True and answered["closed_book"] is False
 
 
+def test_a_replay_from_a_browser_not_stored_stores_nothing(app: Any) -> None:
+    """The sandbox changes nothing of a browser with no learner (it has no open question to
+    mark open-book), so a visitor who only replays scenarios is never made a learner."""
+    from tests.support.browsers import ApiBrowser
+
+    visitor = ApiBrowser(app, stored=False)
+    assert visitor.post("/api/simulate", json=SPLIT).status_code == 200
+    assert visitor.get("/api/me").json["learner"] is None
+
+
 def test_costly_replays_are_refused_once_their_cpu_budget_is_spent(app_config, connection):
     """Few costly replays spend the sandbox's CPU budget as many cheap ones spend its
     request count: a browser, and everyone together, get only their share of the machine."""

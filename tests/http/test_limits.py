@@ -19,6 +19,12 @@ def app_with(app_config: dict[str, Any], connection: Any, **settings: Any) -> An
     return app
 
 
+def learners(connection: Any) -> int:
+    from sqlalchemy import text
+
+    return int(connection.execute(text("SELECT count(*) FROM learner")).scalar_one())
+
+
 def test_a_fresh_browser_per_request_does_not_start_a_fresh_count(app_config, connection):
     """The address's count holds across browsers: 490 replays in 15 s no longer go through."""
     app = app_with(app_config, connection, SIMULATE_RATE_LIMIT="3/minute",
@@ -49,6 +55,52 @@ def test_new_browsers_are_counted_per_address(app_config, connection):
     assert refused.json["reason"] == "new_browsers" and "Retry-After" in refused.headers
     assert known.delete("/api/self-assessments").status_code == 200
     assert made[0].get("/api/me").status_code == 200  # reading creates nothing
+
+
+def test_a_request_refused_by_a_limit_stores_no_browser(app_config, connection):
+    """A new browser is stored when its use case first runs, after the view's limits: a
+    refused request from a browser the service has not stored makes no learner."""
+    app = app_with(app_config, connection, IMPORT_RATE_LIMIT="50/minute",
+                   IMPORT_ADDRESS_RATE_LIMIT="2/minute")
+    before = learners(connection)
+    statuses = [ApiBrowser(app, stored=False).post("/api/import", json={"format": "nope"}
+                                                   ).status_code for _ in range(4)]
+    assert statuses == [422, 422, 429, 429]
+    assert learners(connection) - before == 2  # the two let through reached their use case
+
+
+def test_a_request_refused_by_a_limit_reads_nothing(app_config, connection):
+    """A refusal is counted by the cookie and the address alone: a flood of requests from a
+    browser that was never stored costs no database read each."""
+    from sqlalchemy import event
+
+    app = app_with(app_config, connection, SIMULATE_RATE_LIMIT="1/minute")
+    visitor = ApiBrowser(app, stored=False)
+    assert visitor.get("/simulator").status_code == 200
+    statements: list[str] = []
+
+    def seen(_connection: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        statements.append(statement)
+
+    event.listen(connection, "before_cursor_execute", seen)
+    try:
+        assert visitor.get("/simulator").status_code == 429
+    finally:
+        event.remove(connection, "before_cursor_execute", seen)
+    assert statements == []
+
+
+def test_a_malformed_first_write_stores_no_browser_and_a_good_one_does(app_config, connection):
+    app = app_with(app_config, connection)
+    browser = ApiBrowser(app, stored=False)
+    before = learners(connection)
+    assert browser.post("/api/sessions", json={"lesson": 7}).status_code == 422
+    assert learners(connection) == before
+    assert browser.put("/api/self-assessments/no-such-card", json={}).status_code == 422
+    assert learners(connection) == before
+    assert browser.delete("/api/self-assessments").status_code == 200
+    assert learners(connection) == before + 1
+    assert browser.get("/api/me").json["learner"] is not None
 
 
 def test_strangers_guessing_the_author_token_never_lock_the_author_out(app_config, connection):
