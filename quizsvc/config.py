@@ -102,12 +102,12 @@ ENVIRONMENT: tuple[Setting, ...] = (
             "threads per gunicorn worker for `quizsvc serve`: a request waiting on the "
             "costly-work pool or the database holds a thread, never the worker"),
     Setting("WORK_PROCESSES", "QUIZSVC_WORK_PROCESSES", int, 0,
-            "processes of each worker's costly-work pool (sandbox replays, decks, imports, "
-            "rescheduling); 0 runs that work inline on the request's thread. `quizsvc serve` "
-            "makes it 1 unless set"),
+            "processes of each lane of each worker's costly-work pool (a quick lane for "
+            "sandbox replays; a heavy one for decks, imports, rescheduling, reports); 0 runs "
+            "that work inline on the request's thread. `quizsvc serve` makes it 1 unless set"),
     Setting("WORK_QUEUE", "QUIZSVC_WORK_QUEUE", int, 8,
-            "jobs one worker's pool holds, running or waiting; past that a request is a 503 "
-            "busy with Retry-After"),
+            "jobs one lane of a worker's pool holds, running or waiting; past that a request "
+            "is a 503 busy with Retry-After"),
     Setting("REDIS_URL", "QUIZSVC_REDIS_URL", str, None,
             "redis://host:6379/0 the service uses; /readyz says whether it answers"),
     Setting("METRICS", "QUIZSVC_METRICS", str, "",

@@ -11,7 +11,12 @@ idle scheduling policy, ``scheduling_policy``). The request's own thread
 waits for the result, while the worker's other threads go on serving other learners
 (``quizsvc serve`` runs gunicorn's threaded workers).
 
-At most ``queue`` jobs are in the pool of one worker, running or waiting; past that a request
+The pool has two lanes, each its own processes and queue: ``QUICK`` for sandbox replays
+(each bounded to a fraction of a second of CPU) and ``HEAVY`` for everything that can take
+seconds (imports, reschedules, deck builds, reports, exports). A learner's replay so never
+waits behind someone's import, as a queue per kind of job on a broker would have it.
+
+At most ``queue`` jobs are in one lane of one worker, running or waiting; past that a request
 is refused at once (503 ``busy`` with ``Retry-After``) rather than queued without bound. A job
 that outlives ``timeout`` is answered 503 too (``Busy``); jobs that write check the same
 deadline before they commit (``JobRuntime.deadline``), so a refused job writes nothing. The
@@ -36,11 +41,15 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, TypeVar
 
 from quizsvc.errors import N_, Busy
 
 T = TypeVar("T")
+QUICK = "quick"  # sandbox replays: bounded CPU each, never queued behind heavy work
+HEAVY = "heavy"  # imports, reschedules, deck builds, reports, exports
+LANES = (QUICK, HEAVY)
 POOL_NICENESS = 10  # the pool's processes yield the CPU to the workers that serve pages
 BUSY_RETRY_SECONDS = 2
 COMMIT_GRACE_SECONDS = 1.0  # a commit begun just before the deadline ends within it
@@ -140,28 +149,19 @@ def run_inline(runtime: JobRuntime, timeout: float, job: Callable[..., T], *args
 
 
 @dataclass
-class WorkPool:
-    """One gunicorn worker's pool of processes for costly work."""
+class Lane:
+    """One lane of a worker's pool: its processes, started on first use, and its depth."""
 
     processes: int
     queue: int
     settings: dict[str, Any]
-    on_depth: Callable[[int], None] = lambda depth: None
+    on_depth: Callable[[int], None]
     _executor: ProcessPoolExecutor | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _depth: int = 0
 
-    @property
-    def depth(self) -> int:
-        """Return how many jobs are in the pool now, running or waiting."""
-        return self._depth
-
     def run(self, timeout: float, job: Callable[..., T], *args: Any) -> T:
-        """Run ``job(*args)`` on the pool and return its result, or raise ``Busy``.
-
-        The job's own exceptions (a ``ServiceError`` such as ``Invalid``) reach the caller
-        as raised.
-        """
+        """Run ``job(*args)`` on this lane and return its result, or raise ``Busy``."""
         with self._slot():
             future: Future[T] = self._pool().submit(
                 run_with_deadline, time.monotonic() + timeout, job, *args)
@@ -175,7 +175,7 @@ class WorkPool:
 
     @contextmanager
     def _slot(self) -> Iterator[None]:
-        """Hold one of the pool's places for a job, or refuse at once when all are taken."""
+        """Hold one of the lane's places for a job, or refuse at once when all are taken."""
         with self._lock:
             if self._depth >= self.queue:
                 raise Busy(N_("The server is busy with other learners' heavy work; try again "
@@ -202,6 +202,34 @@ class WorkPool:
         return self._executor
 
     def shutdown(self) -> None:
-        """Stop the pool's processes (a worker exiting)."""
+        """Stop the lane's processes."""
         if self._executor is not None:
             self._executor.shutdown(wait=False, cancel_futures=True)
+
+
+class WorkPool:
+    """One gunicorn worker's pool of processes for costly work, in lanes (``LANES``) of
+    ``processes`` processes and ``queue`` places each; ``on_depth(lane, depth)`` hears each
+    lane's depth change."""
+
+    def __init__(self, processes: int, queue: int, settings: dict[str, Any],
+                 on_depth: Callable[[str, int], None] = lambda lane, depth: None) -> None:
+        self.lanes = {name: Lane(processes, queue, settings, partial(on_depth, name))
+                      for name in LANES}
+
+    def depth(self, lane: str = HEAVY) -> int:
+        """Return how many jobs are in ``lane`` now, running or waiting."""
+        return self.lanes[lane]._depth
+
+    def run(self, timeout: float, job: Callable[..., T], *args: Any, lane: str = HEAVY) -> T:
+        """Run ``job(*args)`` on ``lane`` and return its result, or raise ``Busy``.
+
+        The job's own exceptions (a ``ServiceError`` such as ``Invalid``) reach the caller
+        as raised.
+        """
+        return self.lanes[lane].run(timeout, job, *args)
+
+    def shutdown(self) -> None:
+        """Stop every lane's processes (a worker exiting)."""
+        for lane in self.lanes.values():
+            lane.shutdown()

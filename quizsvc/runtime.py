@@ -84,7 +84,7 @@ def work_pool(config: Any) -> WorkPool | None:
     settings = {key: value for key, value in config.items()
                 if isinstance(value, str | int | float | bool) or value is None}
     return WorkPool(processes, int(config.get("WORK_QUEUE") or 8), settings,
-                    on_depth=lambda depth: set_queue_depth(depth, "costly-work"))
+                    on_depth=lambda lane, depth: set_queue_depth(depth, lane))
 
 
 def runtime() -> Runtime:

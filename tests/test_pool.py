@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from quizsvc.errors import Busy, Invalid
-from quizsvc.pool import WorkPool, job_runtime
+from quizsvc.pool import HEAVY, QUICK, WorkPool, job_runtime
 from quizsvc.store import migrate
 from quizsvc.store.database import make_engine
 
@@ -47,7 +47,8 @@ def pool(tmp_path_factory: pytest.TempPathFactory) -> Any:
         connection.commit()
     engine.dispose()
     depths: list[int] = []
-    made = WorkPool(1, 2, {"DATABASE_URL": url, "SECRET_KEY": "k"}, on_depth=depths.append)
+    made = WorkPool(1, 2, {"DATABASE_URL": url, "SECRET_KEY": "k"},
+                    on_depth=lambda lane, depth: depths.append(depth) if lane == HEAVY else None)
     made.depths = depths  # type: ignore[attr-defined]
     yield made
     made.shutdown()
@@ -91,7 +92,7 @@ def test_a_job_that_waited_in_the_queue_has_only_what_is_left_of_its_time(pool):
     ahead = threading.Thread(target=pool.run, args=(60, sleep, 1.5))
     ahead.start()
     deadline = time.monotonic() + 5
-    while pool.depth < 1 and time.monotonic() < deadline:
+    while pool.depth() < 1 and time.monotonic() < deadline:
         time.sleep(0.01)
     left = pool.run(5, time_left)  # waits about 1.5 s behind the one ahead
     ahead.join()
@@ -111,7 +112,7 @@ def test_a_full_pool_refuses_at_once_instead_of_queueing(pool):
         thread.start()
     started.wait(5)
     deadline = time.monotonic() + 5
-    while pool.depth < 2 and time.monotonic() < deadline:
+    while pool.depth() < 2 and time.monotonic() < deadline:
         time.sleep(0.01)
     began = time.monotonic()
     with pytest.raises(Busy) as raised:
@@ -127,4 +128,22 @@ def test_a_full_pool_refuses_at_once_instead_of_queueing(pool):
 def test_the_pool_starts_no_process_before_its_first_job(tmp_path: Path):
     idle = WorkPool(1, 2, {"DATABASE_URL": f"sqlite:///{tmp_path / 'x.sqlite3'}",
                            "SECRET_KEY": "k"})
-    assert idle._executor is None  # made in the worker, after gunicorn forked it
+    assert all(lane._executor is None for lane in idle.lanes.values())  # made in the worker
+
+
+def test_a_quick_job_never_waits_behind_heavy_ones(pool):
+    """A sandbox replay has a lane of its own: it does not queue behind an import."""
+    assert pool.run(60, sleep, 0, lane=QUICK) == 0  # the lane's process has started
+    heavy = [threading.Thread(target=pool.run, args=(60, sleep, 2)) for _ in range(2)]
+    for thread in heavy:
+        thread.start()
+    deadline = time.monotonic() + 5
+    while pool.depth(HEAVY) < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    began = time.monotonic()
+    assert pool.run(60, sleep, 0, lane=QUICK) == 0
+    waited = time.monotonic() - began
+    for thread in heavy:
+        thread.join()
+    assert pool.depth(HEAVY) == 0
+    assert waited < 1.5  # behind the heavy jobs it would have waited 4 s

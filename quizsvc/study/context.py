@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 from quizsvc.bank.teaching import Teaching
 from quizsvc.memo import Memo
-from quizsvc.pool import JobRuntime, WorkPool, run_inline
+from quizsvc.pool import HEAVY, JobRuntime, WorkPool, run_inline
 from quizsvc.store.unit_of_work import UnitOfWork
 from quizsvc.study.bank_index import BankIndex
 from quizsvc.study.limits import Limits
@@ -54,11 +54,13 @@ class Context:
     pool: WorkPool | None = None  # where costly work runs (None: inline, on this thread)
     memo: Memo | None = None  # the app's kept values (None: keep nothing)
 
-    def costly(self, timeout: float, job: Callable[..., T], *args: Any) -> T:
-        """Run ``job(*args)`` where costly work runs: the pool, else inline on this thread
-        with this context's bank, unit of work and key lent to it (``quizsvc.pool``)."""
+    def costly(self, timeout: float, job: Callable[..., T], *args: Any,
+               lane: str = HEAVY) -> T:
+        """Run ``job(*args)`` where costly work runs: the pool's ``lane``, else inline on
+        this thread with this context's bank, unit of work and key lent to it
+        (``quizsvc.pool``)."""
         if self.pool is not None:
-            return self.pool.run(timeout, job, *args)
+            return self.pool.run(timeout, job, *args, lane=lane)
         runtime = JobRuntime(self.bank, self.index, self.uow.fresh, self.secret_key,
                              self.limits)
         return run_inline(runtime, timeout, job, *args)

@@ -19,7 +19,7 @@ from quizsvc.bank.examples import WorkedExample
 from quizsvc.bank.teaching import Teaching
 from quizsvc.errors import N_, Invalid
 from quizsvc.ledger import Engine, ScenarioError, SchedulerCrash, parse_scenario, replay
-from quizsvc.pool import job_runtime
+from quizsvc.pool import QUICK, job_runtime
 from quizsvc.study import simulator
 from quizsvc.study.context import Context
 from quizsvc.study.lessons import open_the_book
@@ -143,7 +143,8 @@ def simulate(ctx: Context, scenario: Any, detail: str = "summary",
     it took. The sandbox replays any numeric question from its shown numbers, so using it
     while closed-book questions are open makes them open-book, as reading the lesson does.
     """
-    trace = ctx.costly(REPLAY_WAIT_SECONDS, replay_job, scenario, ctx.limits).unwrap(spent)
+    trace = ctx.costly(REPLAY_WAIT_SECONDS, replay_job, scenario, ctx.limits,
+                       lane=QUICK).unwrap(spent)
     open_the_book(ctx, None)
     return trace if detail == "full" else summary(trace)
 
@@ -213,7 +214,7 @@ class SimulatorRun:
 def run_settings(ctx: Context, settings: simulator.SimulatorSettings,
                  spent: Spent = not_counted) -> SimulatorRun:
     """Plan and replay one simulator run on the costly-work pool (the simulator page's run)."""
-    return ctx.costly(REPLAY_WAIT_SECONDS, settings_job, settings).unwrap(spent)
+    return ctx.costly(REPLAY_WAIT_SECONDS, settings_job, settings, lane=QUICK).unwrap(spent)
 
 
 def settings_job(settings: simulator.SimulatorSettings) -> Replayed[SimulatorRun]:
@@ -247,7 +248,7 @@ def planned_run(settings: simulator.SimulatorSettings) -> SimulatorRun:
 
 def run_example(ctx: Context, example_id: str, spent: Spent = not_counted) -> SimulatorRun:
     """Replay one of the lesson's worked examples on the costly-work pool."""
-    return ctx.costly(REPLAY_WAIT_SECONDS, example_job, example_id).unwrap(spent)
+    return ctx.costly(REPLAY_WAIT_SECONDS, example_job, example_id, lane=QUICK).unwrap(spent)
 
 
 def example_job(example_id: str) -> Replayed[SimulatorRun]:
