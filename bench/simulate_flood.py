@@ -190,6 +190,31 @@ def anki_flood(port: int, stop: float, _document: bytes, statuses: dict[str, int
         count(statuses, "anki", status)
 
 
+def warm_decks(port: int, downloads: int = 8, at_once: int = 4) -> None:
+    """Download the deck until it is built, as in a service that has run a while.
+
+    A deck is built once per bank version and kept by each worker; built during a phase, the
+    Anki flood would first wait seconds on the pool (behind imports, in "all") and barely
+    load the service. ``downloads`` from ``at_once`` threads reach every worker in practice.
+    """
+    statuses: list[int] = []
+
+    def download(number: int) -> None:
+        learner = Learner(port, timeout=FLOOD_TIMEOUT, address=f"10.2.0.{number}")
+        learner.call("me", "GET", "/api/me")
+        statuses.append(get_raw(learner, f"/api/lessons/{LESSON}/anki.apkg?lang=both"))
+
+    for first in range(0, downloads, at_once):
+        threads = [threading.Thread(target=download, args=(n,))
+                   for n in range(first, first + at_once)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    if set(statuses) != {200}:
+        raise SystemExit(f"building the Anki deck failed: statuses {sorted(statuses)}")
+
+
 FLOODS = {"sandbox": sandbox_flood, "imports": import_flood,
           "scheduling": scheduling_flood, "anki": anki_flood}
 
@@ -330,6 +355,7 @@ def main() -> int:
                         f"import limit ({limit:,}): every import and every scheduling "
                         f"flooder's history would be refused unread; pass fewer "
                         f"--import-attempts")
+                warm_decks(port)
                 print(f"quizsvc serve, {args.backend}, {args.workers} workers, "
                       f"{os.cpu_count()} CPUs; {args.flooders} flooder(s) per load; "
                       f"{args.seconds:.0f} s per phase; import document "
