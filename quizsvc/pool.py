@@ -201,6 +201,12 @@ class Lane:
                         initializer=start_process, initargs=(self.settings,))
         return self._executor
 
+    def start(self) -> None:
+        """Start the lane's processes now (each loads the bank), without waiting for them."""
+        executor = self._pool()
+        for _ in range(self.processes):  # the executor spawns a process per waiting job
+            executor.submit(os.getpid)
+
     def shutdown(self) -> None:
         """Stop the lane's processes."""
         if self._executor is not None:
@@ -228,6 +234,12 @@ class WorkPool:
         as raised.
         """
         return self.lanes[lane].run(timeout, job, *args)
+
+    def start(self) -> None:
+        """Start every lane's processes (a worker that has just started: ``gunicorn_hooks``),
+        so the first jobs do not wait for them."""
+        for lane in self.lanes.values():
+            lane.start()
 
     def shutdown(self) -> None:
         """Stop every lane's processes (a worker exiting)."""

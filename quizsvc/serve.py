@@ -34,11 +34,13 @@ def gunicorn_argv(host: str, port: int, workers: int, threads: int, access_log: 
     Threaded workers (gthread): a request waiting on the costly-work pool or on the database
     holds one of its worker's threads, never the worker. ``access_log=False`` leaves
     gunicorn's own access log out: the service's JSON logs already write one line per
-    request, with its id.
+    request, with its id. The hooks (``quizsvc.gunicorn_hooks``) start each worker's
+    costly-work pool as soon as the worker is ready.
     """
     return [sys.executable, "-m", "gunicorn", "--bind", f"{host}:{port}",
             "--workers", str(workers), "--worker-class", "gthread", "--threads", str(threads),
-            "--preload", *(["--access-logfile", "-"] if access_log else []),
+            "--preload", "--config", "python:quizsvc.gunicorn_hooks",
+            *(["--access-logfile", "-"] if access_log else []),
             "quizsvc.app:serving_app()"]
 
 

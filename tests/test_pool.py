@@ -147,3 +147,27 @@ def test_a_quick_job_never_waits_behind_heavy_ones(pool):
         thread.join()
     assert pool.depth(HEAVY) == 0
     assert waited < 1.5  # behind the heavy jobs it would have waited 4 s
+
+
+def test_a_worker_starts_its_pool_as_soon_as_it_is_ready(tmp_path: Path):
+    """gunicorn's post_worker_init starts every lane's processes before the first job."""
+    from types import SimpleNamespace
+
+    from quizsvc import create_app
+    from quizsvc.gunicorn_hooks import post_worker_init
+
+    app = create_app({"TESTING": True, "WORK_PROCESSES": 1, "SECRET_KEY": "k",
+                      "DATABASE_URL": f"sqlite:///{tmp_path / 'x.sqlite3'}"})
+    from quizsvc.runtime import KEY
+
+    pool = app.extensions[KEY].pool
+    try:
+        post_worker_init(SimpleNamespace(wsgi=app))
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not all(
+                lane._executor is not None and len(lane._executor._processes) == 1
+                for lane in pool.lanes.values()):
+            time.sleep(0.05)
+        assert all(len(lane._executor._processes) == 1 for lane in pool.lanes.values())
+    finally:
+        pool.shutdown()

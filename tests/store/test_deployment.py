@@ -115,6 +115,7 @@ def test_gunicorn_serves_the_preloaded_factory():
     assert "--preload" in argv and argv[argv.index("--workers") + 1] == "3"
     assert argv[argv.index("--worker-class") + 1] == "gthread"
     assert argv[argv.index("--threads") + 1] == "8"
+    assert argv[argv.index("--config") + 1] == "python:quizsvc.gunicorn_hooks"
 
 
 def free_port() -> int:
