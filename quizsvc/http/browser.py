@@ -202,18 +202,17 @@ def resolve_browser() -> None:
     secret_key = current_app.config["SECRET_KEY"]
     token = request.cookies.get(cookie_name(BROWSER_COOKIE)) or ""
     identity = None
-    ours = token.isascii() and len(token) <= MAX_TOKEN and minted_here(secret_key, token)
-    looked_up = unresolved = False
+    looked_up = unresolved = minted = False
     if token:
         identity = signed_identity(secret_key, token,
                                    request.cookies.get(cookie_name(IDENTITY_COOKIE)) or "")
-        if identity is None and ours:
+    if identity is None:
+        if token.isascii() and len(token) <= MAX_TOKEN and minted_here(secret_key, token):
             unresolved = True  # looked up when the view first asks (``stored_visitor``)
-        elif identity is None:  # an id this deployment did not mint is kept only if stored
+        elif token:  # an id this deployment did not mint is kept only if it is stored
             identity, looked_up = find_browser(token), True
-    minted = False
-    if identity is None and not ours:
-        token, minted = mint_token(secret_key), True
+        if identity is None and not unresolved:
+            token, minted = mint_token(secret_key), True
     to_store = False
     if request.method not in SAFE_METHODS:
         check_csrf(token)
