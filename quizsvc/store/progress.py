@@ -7,12 +7,23 @@ repository writes, each shaped for an index (``review_card (learner_id, due)``,
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Integer, exists, func, literal, null, or_, select, union_all
+from sqlalchemy import (
+    Integer,
+    Select,
+    bindparam,
+    exists,
+    func,
+    literal,
+    null,
+    or_,
+    select,
+    union_all,
+)
 
 from quizsvc.store.holds import HOLDS, held
 from quizsvc.store.models import Attempt, Mastery, ReviewCard, ReviewLog, table
@@ -61,6 +72,31 @@ class DayCounts:
     def cards(self) -> int:
         """Count every card."""
         return self.overdue + sum(self.by_day) + self.later
+
+
+def built_per_lesson(build: Callable[[list[Any]], Select[Any]]) -> dict[bool, Select[Any]]:
+    """Build a statement over a learner's cards once for all lessons and once for one
+    (``learner_id`` and ``lesson`` bound when it runs): the due queue's statements run on
+    every dashboard and quiz start, and building them anew each time cost more CPU than
+    running them."""
+    learner = CARDS.c.learner_id == bindparam("learner_id")
+    return {False: build([learner]), True: build([learner, CARDS.c.lesson == bindparam("lesson")])}
+
+
+def lesson_params(learner_id: int, lesson: str | None, **params: Any) -> dict[str, Any]:
+    """Return the parameters of a ``built_per_lesson`` statement."""
+    return {"learner_id": learner_id, **({} if lesson is None else {"lesson": lesson}), **params}
+
+
+DUE_QUEUE = built_per_lesson(lambda where: (
+    select(CARDS.c.question_id, CARDS.c.lesson, CARDS.c.due, CARDS.c.state, CARDS.c.step,
+           CARDS.c.stability, CARDS.c.difficulty, CARDS.c.last_review)
+    .where(*where, CARDS.c.due <= bindparam("now"), unheld(bindparam("now")))
+    .order_by(CARDS.c.due, CARDS.c.id).limit(bindparam("limit"))))
+DUE_SINCE = built_per_lesson(lambda where: (
+    select(func.count()).select_from(CARDS)
+    .where(*where, CARDS.c.due >= bindparam("since"), CARDS.c.due <= bindparam("now"),
+           unheld(bindparam("now")))))
 
 
 def cards_filter(learner_id: int, lesson: str | None) -> list[Any]:
@@ -114,13 +150,9 @@ class ProgressRepository(Repository):
     def due_queue(self, learner_id: int, now: datetime, limit: int,
                   lesson: str | None = None) -> list[DueCard]:
         """Return the cards due now, most overdue first (served by the (learner_id, due) index)."""
-        query = (select(CARDS.c.question_id, CARDS.c.lesson, CARDS.c.due, CARDS.c.state,
-                        CARDS.c.step, CARDS.c.stability, CARDS.c.difficulty, CARDS.c.last_review)
-                 .where(CARDS.c.learner_id == learner_id, CARDS.c.due <= now, unheld(now))
-                 .order_by(CARDS.c.due, CARDS.c.id).limit(limit))
-        if lesson is not None:
-            query = query.where(CARDS.c.lesson == lesson)
-        return [DueCard(*row) for row in self.connection.execute(query)]
+        rows = self.connection.execute(DUE_QUEUE[lesson is not None], lesson_params(
+            learner_id, lesson, now=now, limit=limit))
+        return [DueCard(*row) for row in rows]
 
     def day_counts(self, learner_id: int, lesson: str | None, day_start: datetime, days: int
                    ) -> DayCounts:
@@ -189,10 +221,8 @@ class ProgressRepository(Repository):
     def due_since(self, learner_id: int, lesson: str | None, since: datetime, now: datetime
                   ) -> int:
         """Count a learner's cards that fell due from ``since`` up to ``now`` (a short range)."""
-        return self.connection.scalar(
-            select(func.count()).select_from(CARDS)
-            .where(*cards_filter(learner_id, lesson), CARDS.c.due >= since,
-                   CARDS.c.due <= now, unheld(now))) or 0
+        return self.connection.scalar(DUE_SINCE[lesson is not None], lesson_params(
+            learner_id, lesson, since=since, now=now)) or 0
 
     def questions_with_cards(self, learner_id: int, question_ids: Sequence[str]) -> set[str]:
         """Return which of ``question_ids`` a learner has a card for."""
