@@ -39,6 +39,19 @@ def processes() -> Iterable[tuple[int, int, str]]:
             continue
 
 
+def tree_cpu(pid: int) -> float:
+    """Return the CPU seconds so far of process ``pid`` and every process below it."""
+    children: dict[int, list[int]] = {}
+    for child, parent, _ in processes():
+        children.setdefault(parent, []).append(child)
+    total, todo = 0.0, [pid]
+    while todo:
+        current = todo.pop()
+        total += process_cpu(current)
+        todo.extend(children.get(current, ()))
+    return total
+
+
 @dataclass
 class CpuShares:
     """CPU seconds spent during one phase, by side."""

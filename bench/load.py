@@ -53,6 +53,7 @@ from api_bench import (  # the bench's own helpers, same folder
     free_port,
     scratch_database,
 )
+from cpu_accounting import tree_cpu  # the bench folder's own
 
 ROOT = Path(__file__).resolve().parents[1]
 HOST = "127.0.0.1"
@@ -404,6 +405,21 @@ def measure(port: int, learners: int, seconds: float, think: float) -> Level:
 # ---------------------------------------------------------------- the service
 
 
+def settle(pid: int, quiet_share: float = 0.05, interval: float = 0.5,
+           limit: float = 60.0) -> None:
+    """Wait until the service's processes are quiet: each worker's costly-work pool starts
+    its processes (each loading the bank, seconds of CPU) once the worker is ready, and a
+    phase measured meanwhile would be charged for it."""
+    deadline = time.monotonic() + limit
+    before = tree_cpu(pid)
+    while time.monotonic() < deadline:
+        time.sleep(interval)
+        now = tree_cpu(pid)
+        if now - before < quiet_share * interval:
+            return
+        before = now
+
+
 def start_service(url: str, workers: int, bank_dir: Path, log: Path,
                   addressed: bool = False) -> tuple[Any, int]:
     """Migrate, then run ``quizsvc serve`` on a free port; wait for /readyz.
@@ -428,6 +444,7 @@ def start_service(url: str, workers: int, bank_dir: Path, log: Path,
             connection = http.client.HTTPConnection(HOST, port, timeout=5)
             connection.request("GET", "/readyz")
             if connection.getresponse().status == 200:
+                settle(process.pid)
                 return process, port
         except OSError:
             pass
