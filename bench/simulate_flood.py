@@ -364,7 +364,7 @@ def main() -> int:
                       f"{'as configured, a client per address' if args.addresses else 'lifted'}",
                       flush=True)
                 print(f"{'phase':<11} {'next p50':>9} {'p99':>7} {'answer p50':>11} {'p99':>7}"
-                      f"  {'p50 x':>6} {'p99 x':>6}  flood replies", flush=True)
+                      f"  {'p50 x':>6} {'p99 x':>6} {'n':>5}  flood replies", flush=True)
                 alone, _ = phase(port, [], 0, args.seconds, document, args.addresses)
                 report("alone", alone, alone, {})
                 for name in phases:
@@ -382,7 +382,9 @@ def main() -> int:
 
 def report(name: str, latencies: dict[str, list[float]], alone: dict[str, list[float]],
            statuses: dict[str, int]) -> None:
-    """Print one phase: the learner's p50/p99 by kind, the worst ratio to alone, the flood."""
+    """Print one phase: the learner's p50/p99 by kind, the worst ratio to alone, the number of
+    next-question samples (the p99 of a few hundred is their third-worst: a phase of 8 s
+    varies from run to run; ``--seconds`` longer steadies it), the flood."""
     figures = {kind: (quantile(latencies.get(kind, []), 0.5),
                       quantile(latencies.get(kind, []), 0.99)) for kind in ("next", "answer")}
     base = {kind: (quantile(alone.get(kind, []), 0.5), quantile(alone.get(kind, []), 0.99))
@@ -393,7 +395,8 @@ def report(name: str, latencies: dict[str, list[float]], alone: dict[str, list[f
         "  within target" if p50_ratio <= 2 and p99_ratio <= 5 else "  OVER target")
     print(f"{name:<11} {figures['next'][0]:>9.1f} {figures['next'][1]:>7.1f} "
           f"{figures['answer'][0]:>11.1f} {figures['answer'][1]:>7.1f}  {p50_ratio:>6.2f} "
-          f"{p99_ratio:>6.2f}  {dict(sorted(statuses.items())) or ''}{verdict}", flush=True)
+          f"{p99_ratio:>6.2f} {len(latencies.get('next', [])):>5}  "
+          f"{dict(sorted(statuses.items())) or ''}{verdict}", flush=True)
 
 
 if __name__ == "__main__":
