@@ -1,5 +1,5 @@
-"""The strict JSON check: a list of plain numbers is passed over at once, and nothing that
-must be refused hides in a list beside numbers."""
+"""The strict JSON check: a list of plain values (numbers, or text) is checked at once, and
+nothing that must be refused hides in it."""
 
 from __future__ import annotations
 
@@ -16,8 +16,9 @@ def refusal(value: object) -> Invalid:
     return raised.value
 
 
-def test_lists_of_integers_booleans_and_nulls_pass():
-    check_json_value({"requests": [{"prompt_token_ids": [7] * 65_536, "flags": [True, None]}]})
+def test_lists_of_plain_values_pass():
+    check_json_value({"requests": [{"prompt_token_ids": [7] * 65_536, "flags": [True, None]}],
+                      "labels": ["ab", "é", "\U0001f600"] * 1000, "weights": [0.5, 1, True]})
 
 
 @pytest.mark.parametrize(("items", "field", "reason"), [
@@ -25,6 +26,9 @@ def test_lists_of_integers_booleans_and_nulls_pass():
     ([1, "\ud800", 3], "prompt_token_ids.1", "unstorable_text"),
     ([1, 2, float("inf")], "prompt_token_ids.2", "number_too_large"),
     ([1, {"k\x00": 1}], "prompt_token_ids.1.k\x00", "unstorable_key"),
+    (["a", "b", "c\x00"], "prompt_token_ids.2", "unstorable_text"),
+    (["\ud83d", "\ude00"], "prompt_token_ids.1", "unstorable_text"),  # a pair split in two
+    ([0.5, 1, float("-inf")], "prompt_token_ids.2", "number_too_large"),
 ])
 def test_text_and_numbers_to_refuse_among_integers_are_found_by_their_place(items, field,
                                                                             reason):
